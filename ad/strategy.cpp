@@ -1,0 +1,76 @@
+// The strategy registry, modes and derivative executables.
+#include "ad/strategy.h"
+
+#include <algorithm>
+
+namespace adlab::ad {
+
+const char* mode_name(Mode m) {
+  switch (m) {
+    case Mode::Gradient: return "gradient";
+    case Mode::Vjp: return "vjp";
+    case Mode::Jvp: return "jvp";
+    case Mode::Jacobian: return "jacobian";
+    case Mode::Hvp: return "hvp";
+  }
+  return "?";
+}
+
+Mode parse_mode(std::string_view s) {
+  for (Mode m : {Mode::Gradient, Mode::Vjp, Mode::Jvp, Mode::Jacobian, Mode::Hvp})
+    if (s == mode_name(m)) return m;
+  throw Error("unknown mode `" + std::string(s) + "` (gradient, vjp, jvp, jacobian, hvp)");
+}
+
+bool Capabilities::supports(Mode m) const {
+  return std::find(modes.begin(), modes.end(), m) != modes.end();
+}
+
+std::unique_ptr<backends::Executable> Derivative::executable(const std::string& backend,
+                                                             const backends::Options& o) const {
+  if (function) return backends::BackendRegistry::instance().get(backend).compile(function, o);
+  if (make_engine) return make_engine(o);
+  throw Error("the derivative has neither a function nor an engine");
+}
+
+StrategyRegistry& StrategyRegistry::instance() {
+  static StrategyRegistry registry;
+  return registry;
+}
+
+void StrategyRegistry::add(std::unique_ptr<Strategy> s) {
+  if (find(s->name())) throw Error("strategy `" + std::string(s->name()) + "` is registered twice");
+  strategies_.push_back(std::move(s));
+}
+
+const Strategy* StrategyRegistry::find(std::string_view name) const {
+  for (const auto& s : strategies_)
+    if (s->name() == name) return s.get();
+  return nullptr;
+}
+
+std::pair<const Strategy*, std::string> StrategyRegistry::resolve(std::string_view spec) const {
+  auto slash = spec.find('/');
+  std::string_view name = spec.substr(0, slash);
+  std::string variant = slash == std::string_view::npos ? "" : std::string(spec.substr(slash + 1));
+  const Strategy* s = find(name);
+  if (!s) {
+    std::string known;
+    for (const auto& n : names()) known += (known.empty() ? "" : ", ") + n;
+    throw Error("unknown strategy `" + std::string(name) + "`" +
+                (known.empty() ? " (no strategy is registered yet)" : " (known: " + known + ")"));
+  }
+  auto caps = s->capabilities();
+  if (!variant.empty() &&
+      std::find(caps.variants.begin(), caps.variants.end(), variant) == caps.variants.end())
+    throw Error("strategy `" + std::string(name) + "` has no variant `" + variant + "`");
+  return {s, variant};
+}
+
+std::vector<std::string> StrategyRegistry::names() const {
+  std::vector<std::string> out;
+  for (const auto& s : strategies_) out.emplace_back(s->name());
+  return out;
+}
+
+}  // namespace adlab::ad

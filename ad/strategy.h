@@ -1,0 +1,87 @@
+// The AD strategy interface and registry (DESIGN 3): a new strategy is one folder plus one
+// registration.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "backends/backend.h"
+#include "ir/error.h"
+#include "ir/function.h"
+
+namespace adlab::ad {
+
+// Derivative modes and their calling conventions (DESIGN 2.3):
+//   vjp      (params..., cotangents of results...) -> (results..., cotangents of wrt...)
+//   jvp      (params..., tangents of wrt...)       -> (results..., tangents of results...)
+//   gradient vjp with cotangent 1 on a scalar result: (params...) -> (result, gradients of wrt...)
+//   jacobian (params...) -> (results..., f64[outputs..., inputs...] per (result, wrt) pair)
+//   hvp      jvp of the gradient
+enum class Mode { Gradient, Vjp, Jvp, Jacobian, Hvp };
+const char* mode_name(Mode m);
+Mode parse_mode(std::string_view s);  // throws adlab::Error
+
+struct Request {
+  std::vector<std::string> wrt;  // parameter names; empty: every floating parameter
+  Mode mode = Mode::Gradient;
+  std::string variant;           // "" = the strategy's default (`dualrev/naive` -> "naive")
+};
+
+struct Capabilities {
+  std::vector<Mode> modes;
+  std::vector<std::string> variants;  // the first is the default
+  bool sparse_inputs = false;         // @csr / @coo parameters
+  bool loops = false;                 // `loop` and `scan`
+  bool parallel = false;              // parallel evaluation of gen/sum
+  bool emits_ir = false;              // derivatives are ir::Functions (source transformation)
+  bool supports(Mode m) const;
+};
+
+// A construct a strategy does not handle: reported as UNSUPPORTED with the construct and its
+// position, never as a wrong derivative.
+class Unsupported : public Error {
+ public:
+  using Error::Error;
+};
+
+// The result of differentiation: an ir::Function that any backend runs (source transformation),
+// or an executable engine (e.g. a tape) following the same calling convention.
+struct Derivative {
+  ir::FunctionPtr function;
+  std::function<std::unique_ptr<backends::Executable>(const backends::Options&)> make_engine;
+  std::string notes;  // what the strategy did, for --trace
+
+  bool is_function() const { return function != nullptr; }
+  // Runs on `backend` (functions) or builds the engine (engines ignore the backend name).
+  std::unique_ptr<backends::Executable> executable(const std::string& backend,
+                                                   const backends::Options& o) const;
+};
+
+class Strategy {
+ public:
+  virtual ~Strategy() = default;
+  virtual std::string_view name() const = 0;
+  virtual std::string_view paper() const = 0;  // e.g. "000"
+  virtual Capabilities capabilities() const = 0;
+  // Throws Unsupported for constructs it does not handle, adlab::Error for bad requests.
+  virtual Derivative differentiate(const ir::FunctionPtr& f, const Request& r) const = 0;
+};
+
+// Strategies by name; `strategy/variant` selects a variant.
+class StrategyRegistry {
+ public:
+  static StrategyRegistry& instance();
+  void add(std::unique_ptr<Strategy> s);
+  const Strategy* find(std::string_view name) const;
+  // Resolves "name" or "name/variant" into the strategy and the variant (throws adlab::Error).
+  std::pair<const Strategy*, std::string> resolve(std::string_view spec) const;
+  std::vector<std::string> names() const;
+
+ private:
+  std::vector<std::unique_ptr<Strategy>> strategies_;
+};
+
+}  // namespace adlab::ad

@@ -1,0 +1,57 @@
+// The Backend/Executable interface and the backend registry (DESIGN 5).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ir/function.h"
+#include "ir/interp/op_counts.h"
+#include "ir/tensor/tensor.h"
+
+namespace adlab::backends {
+
+struct Options {
+  // The scalar type programs run in: "double" (default), "float", "mp50". A backend is told it
+  // by name; it never includes ad/ (DESIGN 1).
+  std::string scalar_type = "double";
+  std::map<std::string, std::int64_t> sizes;  // sizes no parameter binds
+  bool count_ops = false;
+};
+
+// A compiled function: runs on tensors (rank 0 for scalars), one per parameter and per result.
+class Executable {
+ public:
+  virtual ~Executable() = default;
+  virtual std::vector<ir::Tensor> run(const std::vector<ir::Tensor>& inputs) = 0;
+  // Operation counts of the last run, when the backend counts them (the interpreter does).
+  virtual const ir::OpCounts* counts() const { return nullptr; }
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string_view name() const = 0;
+  virtual std::string description() const = 0;
+  // Throws adlab::Error when the function or options are unsupported.
+  virtual std::unique_ptr<Executable> compile(const ir::FunctionPtr& f, const Options& options) = 0;
+};
+
+// Backends by name. The built-in ones (interp) are registered on first use.
+class BackendRegistry {
+ public:
+  static BackendRegistry& instance();
+  void add(std::unique_ptr<Backend> b);
+  Backend* find(std::string_view name) const;
+  Backend& get(std::string_view name) const;  // throws adlab::Error listing the known names
+  std::vector<std::string> names() const;
+
+ private:
+  std::vector<std::unique_ptr<Backend>> backends_;
+};
+
+}  // namespace adlab::backends

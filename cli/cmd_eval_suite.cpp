@@ -1,0 +1,149 @@
+// `adlab eval-suite [PATH]`: parse, type-check and evaluate every suite entry (the main job
+// until `adlab check` exists), with a summary table.
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <map>
+
+#include "cli/commands.h"
+#include "ir/interp/interpreter.h"
+#include "ir/suite/inputs.h"
+#include "ir/syntax/parser.h"
+#include "ir/syntax/printer.h"
+
+namespace adlab::cli {
+
+namespace {
+
+struct Row {
+  std::string id, status, detail;
+  double ms = 0;
+  std::int64_t ops = 0;
+  int extra_functions = 0;  // expected closed forms also evaluated
+};
+
+bool all_finite(const ir::Tensor& t) {
+  for (double v : t.values)
+    if (!std::isfinite(v)) return false;
+  return true;
+}
+
+// Compares a result against an expected closed form, scaled by the magnitude (tolerance from the manifest).
+std::string compare(const ir::Tensor& got, const ir::Tensor& want, double tol) {
+  if (got.shape != want.shape) return "shape differs from the expected closed form";
+  for (std::size_t k = 0; k < got.values.size() && k < want.values.size(); ++k) {
+    double scale = std::max(1.0, std::fabs(want.values[k]));
+    if (!(std::fabs(got.values[k] - want.values[k]) <= tol * scale))
+      return "entry " + std::to_string(k) + " is " + std::to_string(got.values[k]) + ", expected " +
+             std::to_string(want.values[k]);
+  }
+  return "";
+}
+
+Row run_entry(const ir::SuiteEntry& e, const std::string& size_set) {
+  Row r;
+  r.id = e.id();
+  auto t0 = std::chrono::steady_clock::now();
+  try {
+    ir::Module m = ir::parse_file(e.program);
+    ir::FunctionPtr f = m.entry(e.function);
+    auto inputs = ir::entry_inputs(*f, e, size_set);
+    ir::Interpreter<double> interp(ir::EvalOptions{e.size_set(size_set), true});
+    auto out = interp.run_tensors(*f, inputs);
+    r.ops = interp.counts().total();
+    for (const auto& t : out)
+      if (!all_finite(t)) r.detail = "result is not finite (check the input domain)";
+    if (e.expected.contains("primal")) {  // a closed form with the same parameters
+      auto g = m.entry(e.expected["primal"].get<std::string>());
+      ir::Interpreter<double> ref(ir::EvalOptions{e.size_set(size_set), false});
+      auto want = ref.run_tensors(*g, inputs);
+      ++r.extra_functions;
+      for (std::size_t k = 0; k < out.size() && k < want.size() && r.detail.empty(); ++k)
+        r.detail = compare(out[k], want[k], e.tolerance);
+    }
+    if (e.expected.contains("primal_values") && out.size() == 1 && r.detail.empty()) {
+      ir::Tensor want = ir::adapt_to_param(ir::generate_input(*f, 0, {{"value", e.expected["primal_values"]}}, {}, 0, e.dir),
+                                           f->results[0]->type, "primal_values");
+      r.detail = compare(out[0], want, e.tolerance);
+    }
+    // Other closed forms (expected gradients) must at least evaluate on the same inputs.
+    for (auto& [kind, fn] : e.expected.items()) {
+      if (kind == "primal" || !fn.is_string()) continue;
+      auto g = m.find(fn.get<std::string>());
+      if (!g) {
+        r.detail = "expected." + kind + " names `" + fn.get<std::string>() + "`, which the file does not define";
+        break;
+      }
+      if (g->params.size() != f->params.size()) continue;
+      ir::Interpreter<double> ref(ir::EvalOptions{e.size_set(size_set), false});
+      ref.run_tensors(*g, inputs);
+      ++r.extra_functions;
+    }
+    r.status = r.detail.empty() ? "OK" : "FAIL";
+  } catch (const Error& err) {
+    r.status = "ERROR";
+    r.detail = err.what();
+  }
+  r.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
+}  // namespace
+
+void add_eval_suite(CLI::App& app, int& status) {
+  static std::string root = "suites", sizes = "small", out, filter;
+  static bool json = false;
+  auto* cmd = app.add_subcommand("eval-suite",
+                                 "Parse, type-check and evaluate every suite entry with the interpreter");
+  cmd->add_option("PATH", root, "suite folder or manifest.json (default: suites)");
+  cmd->add_option("--sizes", sizes, "size set from the manifests: small (default) or full");
+  cmd->add_option("--filter", filter, "only entries whose suite/name contains this text");
+  cmd->add_flag("--json", json, "machine-readable output");
+  cmd->add_option("--out", out, "write the output to FILE");
+  cmd->callback([&status] {
+    auto suites = ir::find_suites(root);
+    std::vector<const ir::SuiteEntry*> entries;
+    for (const auto& s : suites)
+      for (const auto& e : s.entries)
+        if (filter.empty() || e.id().find(filter) != std::string::npos) entries.push_back(&e);
+    bool tty = isatty(STDERR_FILENO);
+    std::vector<Row> rows;
+    for (std::size_t k = 0; k < entries.size(); ++k) {
+      if (tty) std::cerr << "\r[" << k + 1 << "/" << entries.size() << "] " << std::left << std::setw(60) << entries[k]->id() << std::flush;
+      rows.push_back(run_entry(*entries[k], sizes));
+    }
+    if (tty) std::cerr << "\r" << std::string(80, ' ') << "\r";
+    std::map<std::string, int> tally;
+    for (const auto& r : rows) ++tally[r.status];
+    std::ostringstream text;
+    if (json) {
+      nlohmann::json j;
+      j["sizes"] = sizes;
+      j["entries"] = nlohmann::json::array();
+      for (const auto& r : rows)
+        j["entries"].push_back({{"id", r.id}, {"status", r.status}, {"detail", r.detail},
+                                {"time_ms", r.ms}, {"ops", r.ops}, {"closed_forms", r.extra_functions}});
+      j["summary"] = tally;
+      text << j.dump(2) << "\n";
+    } else {
+      text << std::left << std::setw(48) << "entry" << std::setw(7) << "status" << std::right
+           << std::setw(12) << "ops" << std::setw(11) << "ms" << "\n";
+      for (const auto& r : rows) {
+        text << std::left << std::setw(48) << r.id << std::setw(7) << r.status << std::right
+             << std::setw(12) << r.ops << std::setw(11) << std::fixed << std::setprecision(2) << r.ms << "\n";
+        if (!r.detail.empty()) text << "    " << r.detail << "\n";
+      }
+      text << "\n" << rows.size() << " entries (" << sizes << " sizes): " << tally["OK"] << " ok, "
+           << tally["FAIL"] << " failed, " << tally["ERROR"] << " errors\n";
+    }
+    if (out.empty()) std::cout << text.str();
+    else std::ofstream(out) << text.str();
+    status = rows.empty() || tally["OK"] != static_cast<int>(rows.size()) ? 1 : 0;
+  });
+}
+
+}  // namespace adlab::cli

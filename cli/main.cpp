@@ -1,0 +1,32 @@
+// The `adlab` command: eval, print, check-syntax, eval-suite (DESIGN 8).
+#include <iostream>
+
+#include "cli/commands.h"
+#include "ir/error.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"adlab: one tensor IR, AD strategies from the literature, and a checker"};
+  app.require_subcommand(1);
+  app.set_help_all_flag("--help-all", "Show help for every subcommand");
+  int status = 0;
+  adlab::cli::add_eval(app, status);
+  adlab::cli::add_print(app, status);
+  adlab::cli::add_check_syntax(app, status);
+  adlab::cli::add_eval_suite(app, status);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? 0 : 1;
+  } catch (const adlab::Error& e) {
+    std::cerr << e.what() << "\n";
+    return 1;
+  } catch (const adlab::InternalError& e) {
+    std::cerr << e.what() << "\n(this is a bug in adlab; please report it)\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 1;
+  }
+  return status;
+}

@@ -1,0 +1,20 @@
+// Formatting of tensors and results for the terminal and for JSON.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+
+#include "ir/expr.h"
+#include "ir/tensor/tensor.h"
+
+namespace adlab::cli {
+
+// "[[1, 2], [3, 4]]" with `digits` significant digits; sparse tensors list their stored entries.
+template <class T>
+std::string format_tensor(const ir::BasicTensor<T>& t, int digits);
+// JSON of a result (double precision).
+nlohmann::json result_json(const ir::Tensor& t);
+std::string type_of(const ir::Tensor& t);
+
+}  // namespace adlab::cli

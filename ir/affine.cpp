@@ -1,0 +1,90 @@
+// Affine normal form of index expressions, used for shape equality and affine-ness checks.
+#include "ir/affine.h"
+
+#include <cmath>
+
+namespace adlab::ir {
+
+namespace {
+void add_scaled(Affine& into, const Affine& x, std::int64_t k) {
+  into.constant += k * x.constant;
+  for (auto& [atom, c] : x.coeffs) {
+    auto& slot = into.coeffs[atom];
+    slot += k * c;
+    if (slot == 0) into.coeffs.erase(atom);
+  }
+}
+}  // namespace
+
+std::optional<Affine> to_affine(Expr e, bool opaque_atoms) {
+  auto atom = [&]() -> std::optional<Affine> {
+    if (!opaque_atoms) return std::nullopt;
+    Affine a;
+    a.coeffs[e] = 1;
+    return a;
+  };
+  if (auto* l = e.as<Literal>()) {
+    if (l->value != std::floor(l->value)) return std::nullopt;
+    Affine a;
+    a.constant = static_cast<std::int64_t>(l->value);
+    return a;
+  }
+  if (e.as<Var>()) {
+    Affine a;
+    a.coeffs[e] = 1;
+    return a;
+  }
+  if (auto* u = e.as<Unary>()) {
+    if (u->op != UnaryOp::Neg) return atom();
+    auto x = to_affine(u->a, opaque_atoms);
+    if (!x) return atom();
+    Affine r;
+    add_scaled(r, *x, -1);
+    return r;
+  }
+  if (auto* b = e.as<Binary>()) {
+    if (b->op == BinaryOp::Add || b->op == BinaryOp::Sub) {
+      auto x = to_affine(b->a, opaque_atoms);
+      auto y = to_affine(b->b, opaque_atoms);
+      if (!x || !y) return atom();
+      Affine r = *x;
+      add_scaled(r, *y, b->op == BinaryOp::Add ? 1 : -1);
+      return r;
+    }
+    if (b->op == BinaryOp::Mul) {
+      auto x = to_affine(b->a, opaque_atoms);
+      auto y = to_affine(b->b, opaque_atoms);
+      if (x && y && (x->is_constant() || y->is_constant())) {
+        Affine r;
+        if (x->is_constant())
+          add_scaled(r, *y, x->constant);
+        else
+          add_scaled(r, *x, y->constant);
+        return r;
+      }
+      return atom();
+    }
+  }
+  return atom();
+}
+
+bool is_affine(Expr e) { return to_affine(e, false).has_value(); }
+
+bool provably_equal(Expr a, Expr b) {
+  if (a == b) return true;
+  auto x = to_affine(a, true);
+  auto y = to_affine(b, true);
+  return x && y && *x == *y;
+}
+
+bool same_shape(const Type& a, const Type& b) {
+  if (a.dims.size() != b.dims.size() || a.fields.size() != b.fields.size()) return false;
+  if (!a.is_tuple() && a.elem != b.elem) return false;
+  for (std::size_t k = 0; k < a.dims.size(); ++k)
+    if (!provably_equal(a.dims[k], b.dims[k])) return false;
+  for (std::size_t k = 0; k < a.fields.size(); ++k)
+    if (!same_shape(a.fields[k], b.fields[k])) return false;
+  return true;
+}
+
+}  // namespace adlab::ir

@@ -1,0 +1,127 @@
+// Hash-consing of IR nodes and the source-position side table (DESIGN 2.4).
+#include "ir/context.h"
+
+#include <bit>
+#include <cstring>
+
+namespace adlab::ir {
+
+namespace {
+std::size_t mix(std::size_t h, std::size_t v) {
+  return h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
+}
+thread_local Context* tls_current = nullptr;
+}  // namespace
+
+void NodeKey::add(const std::vector<Expr>& es) {
+  ints.push_back(static_cast<std::int64_t>(es.size()));
+  for (auto e : es) add(e);
+}
+
+void NodeKey::add(const Domain& d) {
+  add(d.vars);
+  add(d.bounds);
+  add(d.source);
+  add(d.prefix);
+}
+
+bool NodeKey::operator==(const NodeKey& o) const {
+  return kind == o.kind && flexible == o.flexible && children == o.children && ints == o.ints &&
+         std::bit_cast<std::uint64_t>(num) == std::bit_cast<std::uint64_t>(o.num) && str == o.str &&
+         ptr == o.ptr && type == o.type;
+}
+
+std::size_t NodeKey::hash() const {
+  std::size_t h = static_cast<std::size_t>(kind);
+  h = mix(h, type.hash());
+  for (auto* c : children) h = mix(h, std::hash<const void*>()(c));
+  for (auto i : ints) h = mix(h, std::hash<std::int64_t>()(i));
+  h = mix(h, std::hash<std::uint64_t>()(std::bit_cast<std::uint64_t>(num)));
+  h = mix(h, std::hash<std::string>()(str));
+  h = mix(h, std::hash<const void*>()(ptr));
+  return mix(h, flexible);
+}
+
+Context& Context::current() {
+  static Context global;
+  return tls_current ? *tls_current : global;
+}
+
+Expr Context::intern(NodeKey key, const std::function<std::unique_ptr<ExprNode>()>& construct) {
+  std::lock_guard lock(mutex_);
+  auto it = table_.find(key);
+  if (it != table_.end()) return Expr(it->second);
+  std::unique_ptr<ExprNode> node = construct();
+  node->hash = key.hash();
+  node->flexible = key.flexible;
+  if (node->kind == NodeKind::Var) {
+    node->id = next_var_id_++;
+    var_names_.insert(key.str);
+  } else {
+    node->id = static_cast<std::uint32_t>(nodes_.size());
+  }
+  const ExprNode* raw = node.get();
+  nodes_.push_back(std::move(node));
+  table_.emplace(std::move(key), raw);
+  return Expr(raw);
+}
+
+void Context::add_position(Expr e, const SourcePos& pos) {
+  if (!e.defined() || !pos.valid()) return;
+  std::lock_guard lock(mutex_);
+  auto& v = positions_[e.get()];
+  for (const auto& p : v)
+    if (p.line == pos.line && p.col == pos.col && p.file == pos.file) return;
+  v.push_back(pos);
+}
+
+std::vector<SourcePos> Context::positions(Expr e) const {
+  std::lock_guard lock(mutex_);
+  auto it = positions_.find(e.get());
+  return it == positions_.end() ? std::vector<SourcePos>{} : it->second;
+}
+
+SourcePos Context::position(Expr e) const {
+  std::lock_guard lock(mutex_);
+  auto it = positions_.find(e.get());
+  return it == positions_.end() || it->second.empty() ? SourcePos{} : it->second.front();
+}
+
+std::string Context::fresh_name(std::string_view base) {
+  std::lock_guard lock(mutex_);
+  std::string stem(base);
+  // Strip an earlier freshening suffix so names do not grow: i_3 -> i.
+  auto us = stem.rfind('_');
+  if (us != std::string::npos && us + 1 < stem.size() &&
+      stem.find_first_not_of("0123456789", us + 1) == std::string::npos)
+    stem = stem.substr(0, us);
+  for (;;) {
+    std::string name = stem + "_" + std::to_string(++fresh_counter_);
+    if (!var_names_.count(name)) {
+      var_names_.insert(name);
+      return name;
+    }
+  }
+}
+
+std::size_t Context::num_nodes() const {
+  std::lock_guard lock(mutex_);
+  return nodes_.size();
+}
+
+std::uint32_t Context::num_vars() const {
+  std::lock_guard lock(mutex_);
+  return next_var_id_;
+}
+
+ContextScope::ContextScope(Context& ctx) : previous_(tls_current) { tls_current = &ctx; }
+ContextScope::~ContextScope() { tls_current = previous_; }
+
+Expr at_pos(Expr e, const SourcePos& pos) {
+  Context::current().add_position(e, pos);
+  return e;
+}
+
+SourcePos pos_of(Expr e) { return Context::current().position(e); }
+
+}  // namespace adlab::ir

@@ -1,0 +1,92 @@
+// The interning table of IR nodes and the side table of source positions (DESIGN 2.4).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "ir/error.h"
+#include "ir/expr.h"
+
+namespace adlab::ir {
+
+// The structural identity of a node: what make() hashes and compares before constructing it.
+struct NodeKey {
+  NodeKey(NodeKind k, Type t) : kind(k), type(std::move(t)) {}
+  NodeKind kind{};
+  Type type;
+  std::vector<const ExprNode*> children;
+  std::vector<std::int64_t> ints;
+  double num = 0.0;
+  std::string str;
+  const void* ptr = nullptr;
+  bool flexible = false;
+
+  void add(Expr e) { children.push_back(e.get()); }
+  void add(const std::vector<Expr>& es);
+  void add(const Domain& d);
+  bool operator==(const NodeKey& o) const;
+  std::size_t hash() const;
+};
+
+// Owns every node. Thread-safe: interning and the position table are guarded by one mutex.
+// Nodes live as long as their Context; adlab uses one process-wide Context unless a scope
+// installs another (tests do, to count nodes).
+class Context {
+ public:
+  Context() = default;
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+
+  // The context make() interns into: the innermost ContextScope's, or the global one.
+  static Context& current();
+
+  // Returns the existing node with this key, or constructs one with `construct()`.
+  Expr intern(NodeKey key, const std::function<std::unique_ptr<ExprNode>()>& construct);
+
+  // Source positions are per occurrence, kept beside the node (not part of its identity).
+  void add_position(Expr e, const SourcePos& pos);
+  std::vector<SourcePos> positions(Expr e) const;
+  SourcePos position(Expr e) const;  // the first recorded position, or an invalid one
+
+  // A variable name not used by any Var in this context, derived from `base` ("i" -> "i_1").
+  std::string fresh_name(std::string_view base);
+
+  std::size_t num_nodes() const;
+  std::uint32_t num_vars() const;
+
+ private:
+  struct KeyHash {
+    std::size_t operator()(const NodeKey& k) const { return k.hash(); }
+  };
+  mutable std::mutex mutex_;
+  std::vector<std::unique_ptr<ExprNode>> nodes_;
+  std::unordered_map<NodeKey, const ExprNode*, KeyHash> table_;
+  std::unordered_map<const ExprNode*, std::vector<SourcePos>> positions_;
+  std::unordered_set<std::string> var_names_;
+  std::uint32_t next_var_id_ = 0;
+  std::uint64_t fresh_counter_ = 0;
+};
+
+// Installs a context as current for this thread while in scope.
+class ContextScope {
+ public:
+  explicit ContextScope(Context& ctx);
+  ~ContextScope();
+  ContextScope(const ContextScope&) = delete;
+  ContextScope& operator=(const ContextScope&) = delete;
+
+ private:
+  Context* previous_;
+};
+
+// Records `pos` for `e` in the current context and returns `e` (for builders in parsers).
+Expr at_pos(Expr e, const SourcePos& pos);
+SourcePos pos_of(Expr e);
+
+}  // namespace adlab::ir

@@ -1,0 +1,60 @@
+// Functions and modules.
+#include "ir/function.h"
+
+#include <algorithm>
+
+#include "ir/substitute.h"
+
+namespace adlab::ir {
+
+bool is_bound_by_params(const Function& f, Expr s) {
+  for (auto p : f.params) {
+    if (p == s) return true;
+    for (auto d : p->type.dims)
+      if (d == s) return true;
+  }
+  return false;
+}
+
+std::vector<Expr> Function::free_sizes() const {
+  std::vector<Expr> out;
+  for (auto s : sizes)
+    if (!is_bound_by_params(*this, s)) out.push_back(s);
+  return out;
+}
+
+Expr Function::body_expr() const {
+  Expr e = results.size() == 1 ? results[0] : Tuple::make(results);
+  for (auto it = stmts.rbegin(); it != stmts.rend(); ++it) e = Let::make(it->vars, it->value, e);
+  return e;
+}
+
+const Stmt* Function::find_stmt(const std::string& var) const {
+  for (const auto& s : stmts)
+    for (auto v : s.vars)
+      if (var_name(v) == var) return &s;
+  return nullptr;
+}
+
+int Function::param_index(const std::string& name) const {
+  for (std::size_t k = 0; k < params.size(); ++k)
+    if (var_name(params[k]) == name) return static_cast<int>(k);
+  return -1;
+}
+
+FunctionPtr Module::find(const std::string& name) const {
+  for (const auto& f : functions)
+    if (f->name == name) return f;
+  return nullptr;
+}
+
+FunctionPtr Module::entry(const std::string& name) const {
+  if (functions.empty()) throw Error(SourcePos{file, 1, 1}, "the file defines no function");
+  if (name.empty()) return functions.back();
+  if (auto f = find(name)) return f;
+  std::string have;
+  for (const auto& f : functions) have += (have.empty() ? "" : ", ") + f->name;
+  throw Error(SourcePos{file, 1, 1}, "no function `" + name + "` in this file", {"it defines: " + have});
+}
+
+}  // namespace adlab::ir

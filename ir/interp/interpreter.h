@@ -1,0 +1,52 @@
+// The reference interpreter: the executable semantics of the IR (DESIGN 2.3), templated on the
+// floating scalar type (float, double, mp50), bounds-checked, counting operations (DESIGN 4.3).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/function.h"
+#include "ir/interp/op_counts.h"
+#include "ir/interp/value.h"
+
+namespace adlab::ir {
+
+struct EvalOptions {
+  std::map<std::string, std::int64_t> sizes;  // sizes no parameter binds (`--size m=5`)
+  bool count_ops = true;
+};
+
+template <class T>
+class Interpreter {
+ public:
+  explicit Interpreter(EvalOptions options = {});
+  ~Interpreter();
+  Interpreter(const Interpreter&) = delete;
+  Interpreter& operator=(const Interpreter&) = delete;
+
+  // Evaluates f on its arguments (one per parameter): one value per result.
+  // Throws adlab::Error for shape mismatches, out-of-range accesses and other runtime errors.
+  std::vector<Value<T>> run(const Function& f, const std::vector<Value<T>>& args);
+  // The same with tensors (rank 0 for scalars) in and out.
+  std::vector<BasicTensor<T>> run_tensors(const Function& f, const std::vector<BasicTensor<T>>& args);
+
+  const OpCounts& counts() const;
+  // The value every size of f took in the last run.
+  std::map<std::string, std::int64_t> bound_sizes(const Function& f) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Converts an argument tensor to a value of the parameter's type (rank 0 becomes a scalar).
+template <class T>
+Value<T> value_from_tensor(const BasicTensor<T>& t);
+
+extern template class Interpreter<float>;
+extern template class Interpreter<double>;
+
+}  // namespace adlab::ir

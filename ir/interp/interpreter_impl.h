@@ -1,0 +1,288 @@
+// Template definitions of the reference interpreter; included only by its instantiation units.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <unordered_map>
+
+#include "ir/context.h"
+#include "ir/interp/interpreter.h"
+#include "ir/interp/scalar.h"
+#include "ir/syntax/printer.h"
+#include "ir/visitor.h"
+
+namespace adlab::ir {
+
+template <class T>
+Value<T> value_from_tensor(const BasicTensor<T>& t) {
+  if (t.rank() == 0 && t.storage == Storage::Dense) {
+    if (is_float(t.elem)) {
+      if (t.values.size() != 1) throw Error("a scalar tensor must hold exactly one value");
+      return Value<T>::of_float(t.values[0]);
+    }
+    if (t.ints.size() != 1) throw Error("a scalar tensor must hold exactly one value");
+    return Value<T>::of_int(t.ints[0]);
+  }
+  return Value<T>::of_tensor(t);
+}
+
+template <class T>
+struct Interpreter<T>::Impl {
+  using V = Value<T>;
+  using Tensor = BasicTensor<T>;
+
+  EvalOptions options;
+  OpCounts counts;
+  std::vector<V> env;      // indexed by Var id
+  bool zero = false;       // the last scalar() result was a strong zero (a false bracket)
+  // Var ids bound inside each callee (saved and restored around calls: no recursion exists,
+  // but a callee's names may coincide with the caller's).
+  std::unordered_map<const Function*, std::vector<std::uint32_t>> bound_ids;
+  std::map<std::string, std::int64_t> last_sizes;
+
+  explicit Impl(EvalOptions o) : options(std::move(o)) {}
+
+  // ---- errors ----
+  [[noreturn]] void fail(Expr at, const std::string& msg) {
+    auto ps = Context::current().positions(at);
+    std::vector<std::string> notes;
+    for (std::size_t k = 1; k < ps.size() && k < 4; ++k) notes.push_back("also at " + ps[k].str());
+    throw Error(ps.empty() ? SourcePos{} : ps[0], msg, notes);
+  }
+
+  // ---- environment ----
+  V& slot(Expr v) {
+    auto id = v->id;
+    if (id >= env.size()) env.resize(std::max<std::size_t>(id + 1, Context::current().num_vars()));
+    return env[id];
+  }
+  void set(Expr v, V x) { slot(v) = std::move(x); }
+
+  // ---- shapes ----
+  std::vector<std::int64_t> eval_dims(const Type& t) {
+    std::vector<std::int64_t> ds;
+    for (auto d : t.dims) {
+      std::int64_t n = index(d);
+      if (n < 0) fail(d, "dimension `" + expr_str(d) + "` is negative (" + std::to_string(n) + ")");
+      ds.push_back(n);
+    }
+    return ds;
+  }
+  static std::int64_t product(const std::vector<std::int64_t>& ds, std::size_t from = 0) {
+    std::int64_t n = 1;
+    for (std::size_t k = from; k < ds.size(); ++k) n *= ds[k];
+    return n;
+  }
+
+  // A zero value of type t (the value of a false bracket around a tensor or tuple).
+  V zero_value(const Type& t) {
+    if (t.is_tuple()) {
+      std::vector<V> fs;
+      for (const auto& f : t.fields) {
+        Type ft = f;
+        ft.dims.insert(ft.dims.begin(), t.dims.begin(), t.dims.end());
+        fs.push_back(zero_value(ft));
+      }
+      return V::of_tuple(std::move(fs));
+    }
+    if (t.dims.empty()) return is_float(t.elem) ? V::of_float(T(0)) : V::of_int(0);
+    Tensor z;
+    z.elem = t.elem;
+    z.shape = eval_dims(t);
+    z.storage = t.storage == Storage::Csr ? Storage::Csr : t.storage;
+    if (z.storage == Storage::Dense) {
+      if (is_float(t.elem)) z.values.assign(static_cast<std::size_t>(product(z.shape)), T(0));
+      else z.ints.assign(static_cast<std::size_t>(product(z.shape)), 0);
+    } else if (z.storage == Storage::Csr) {
+      z.row_ptr.assign(static_cast<std::size_t>(z.shape[0] + 1), 0);
+    }
+    return V::of_tensor(std::move(z));
+  }
+
+  // ---- tensor reads ----
+  std::int64_t checked_index(Expr access, Expr idx_expr, std::int64_t i, std::int64_t n, std::size_t dim) {
+    if (i < 0 || i >= n)
+      fail(idx_expr, "index out of range: `" + expr_str(idx_expr) + "` = " + std::to_string(i) +
+                         " is outside [0, " + std::to_string(n) + ") in `" + expr_str(access) +
+                         "` (dimension " + std::to_string(dim) + ")");
+    return i;
+  }
+
+  // Position of (r, c) among the stored entries of a CSR tensor, or -1.
+  static std::int64_t csr_find(const Tensor& t, std::int64_t r, std::int64_t c) {
+    auto b = t.col_idx.begin() + t.row_ptr[static_cast<std::size_t>(r)];
+    auto e = t.col_idx.begin() + t.row_ptr[static_cast<std::size_t>(r) + 1];
+    auto it = std::lower_bound(b, e, c);
+    return it != e && *it == c ? it - t.col_idx.begin() : -1;
+  }
+  // Position of a full key among the stored entries of a COO tensor, or -1.
+  static std::int64_t coo_find(const Tensor& t, const std::int64_t* key) {
+    std::size_t rank = t.shape.size();
+    std::int64_t lo = 0, hi = static_cast<std::int64_t>(t.values.size());
+    while (lo < hi) {
+      std::int64_t mid = (lo + hi) / 2;
+      const std::int64_t* k = &t.coords[static_cast<std::size_t>(mid) * rank];
+      if (std::lexicographical_compare(k, k + rank, key, key + rank)) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo < static_cast<std::int64_t>(t.values.size()) &&
+        std::equal(key, key + rank, &t.coords[static_cast<std::size_t>(lo) * rank]))
+      return lo;
+    return -1;
+  }
+
+  // The value of tensor expression `te` (a Var: no copy).
+  const V& operand(Expr te, V& holder) {
+    if (te.as<Var>()) return slot(te);
+    holder = eval(te);
+    return holder;
+  }
+
+  // Evaluates all indices of an access, bounds-checked against the tensor's shape.
+  void eval_indices(Expr access, const std::vector<Expr>& idx, const std::vector<std::int64_t>& shape,
+                    std::int64_t* out) {
+    for (std::size_t k = 0; k < idx.size(); ++k)
+      out[k] = checked_index(access, idx[k], index(idx[k]), shape[k], k);
+  }
+
+  // A full read of one element (float tensors give `f`, integer ones `i`).
+  template <bool kFloat>
+  auto read_element(const Tensor& t, const std::int64_t* key) {
+    if (t.storage == Storage::Dense) {
+      std::int64_t off = 0;
+      for (std::size_t k = 0; k < t.shape.size(); ++k) off = off * t.shape[k] + key[k];
+      if constexpr (kFloat) return t.values[static_cast<std::size_t>(off)];
+      else return t.ints[static_cast<std::size_t>(off)];
+    } else {
+      std::int64_t p = t.storage == Storage::Csr ? csr_find(t, key[0], key[1]) : coo_find(t, key);
+      if constexpr (kFloat) return p < 0 ? T(0) : t.values[static_cast<std::size_t>(p)];
+      else return p < 0 ? std::int64_t{0} : t.ints[static_cast<std::size_t>(p)];
+    }
+  }
+
+  // A sub-tensor: the first k indices fixed (a dense copy; sparse rows are densified).
+  Tensor slice(const Tensor& t, const std::int64_t* key, std::size_t k) {
+    Tensor r;
+    r.elem = t.elem;
+    r.shape.assign(t.shape.begin() + static_cast<std::ptrdiff_t>(k), t.shape.end());
+    std::int64_t inner = product(r.shape);
+    if (t.storage == Storage::Dense) {
+      std::int64_t off = 0;
+      for (std::size_t d = 0; d < k; ++d) off = off * t.shape[d] + key[d];
+      off *= inner;
+      if (is_float(t.elem))
+        r.values.assign(t.values.begin() + off, t.values.begin() + off + inner);
+      else
+        r.ints.assign(t.ints.begin() + off, t.ints.begin() + off + inner);
+      return r;
+    }
+    r.values.assign(static_cast<std::size_t>(inner), T(0));
+    for_each_stored(t, key, k, [&](const std::int64_t* full, std::size_t pos) {
+      std::int64_t off = 0;
+      for (std::size_t d = k; d < t.shape.size(); ++d) off = off * t.shape[d] + full[d];
+      r.values[static_cast<std::size_t>(off)] = t.values[pos];
+    });
+    return r;
+  }
+
+  // Calls fn(key, position) for every stored entry whose first k coordinates equal prefix.
+  template <class F>
+  void for_each_stored(const Tensor& t, const std::int64_t* prefix, std::size_t k, F&& fn) {
+    std::size_t rank = t.shape.size();
+    std::vector<std::int64_t> key(rank);
+    if (t.storage == Storage::Csr) {
+      std::int64_t r0 = k >= 1 ? prefix[0] : 0, r1 = k >= 1 ? prefix[0] + 1 : t.shape[0];
+      for (std::int64_t r = r0; r < r1; ++r) {
+        for (auto p = t.row_ptr[static_cast<std::size_t>(r)]; p < t.row_ptr[static_cast<std::size_t>(r) + 1]; ++p) {
+          key[0] = r;
+          key[1] = t.col_idx[static_cast<std::size_t>(p)];
+          if (k == 2 && key[1] != prefix[1]) continue;
+          fn(key.data(), static_cast<std::size_t>(p));
+        }
+      }
+    } else if (t.storage == Storage::Coo) {
+      std::size_t nnz = t.values.size();
+      for (std::size_t p = 0; p < nnz; ++p) {
+        const std::int64_t* c = &t.coords[p * rank];
+        if (!std::equal(prefix, prefix + k, c)) continue;
+        fn(c, p);
+      }
+    } else {  // dense: every entry is stored
+      std::int64_t n = product(t.shape, k);
+      std::copy(prefix, prefix + k, key.begin());
+      std::int64_t base = 0;
+      for (std::size_t d = 0; d < k; ++d) base = base * t.shape[d] + prefix[d];
+      base *= n;
+      for (std::int64_t q = 0; q < n; ++q) {
+        std::int64_t rem = q;
+        for (std::size_t d = rank; d-- > k;) {
+          key[d] = rem % t.shape[d];
+          rem /= t.shape[d];
+        }
+        fn(key.data(), static_cast<std::size_t>(base + q));
+      }
+    }
+  }
+
+  // ---- iteration over domains ----
+  // Calls body() at every point of the domain with its variables bound; returns the count.
+  template <class F>
+  void iterate(const Domain& d, Expr owner, F&& body) {
+    if (d.is_stored()) {
+      V holder;
+      const V& src = operand(d.source, holder);
+      if (!src.is_tensor()) fail(owner, "stored-entry iteration needs a tensor");
+      const Tensor& t = *src.t;
+      std::vector<std::int64_t> prefix(d.prefix.size());
+      for (std::size_t k = 0; k < d.prefix.size(); ++k)
+        prefix[k] = checked_index(owner, d.prefix[k], index(d.prefix[k]), t.shape[k], k);
+      std::size_t k0 = d.prefix.size();
+      for_each_stored(t, prefix.data(), k0, [&](const std::int64_t* key, std::size_t) {
+        for (std::size_t v = 0; v < d.vars.size(); ++v) slot(d.vars[v]) = V::of_int(key[k0 + v]);
+        body();
+      });
+      return;
+    }
+    iterate_rect(d, 0, body);
+  }
+
+  template <class F>
+  void iterate_rect(const Domain& d, std::size_t k, F& body) {
+    if (k == d.vars.size()) {
+      body();
+      return;
+    }
+    std::int64_t n = index(d.bounds[k]);
+    V& v = slot(d.vars[k]);
+    for (std::int64_t i = 0; i < n; ++i) {
+      v = V::of_int(i);
+      iterate_rect(d, k + 1, body);
+    }
+  }
+
+  // ---- evaluation ----
+  V eval(Expr e);
+  T scalar(Expr e);
+  std::int64_t index(Expr e);
+  bool truth(Expr e) { return index(e) != 0; }
+  V eval_access(const Access& a, Expr self);
+  V eval_gen(const Gen& g);
+  V eval_scan(const Scan& s);
+  V eval_loop(const Loop& l);
+  V eval_scatter(const Scatter& s, Expr self);
+  V eval_call(const Call& c, Expr self);
+  V eval_proj(const Proj& p);
+  T reduce_float(const Reduce& r, Expr self);
+  std::int64_t reduce_int(const Reduce& r, Expr self);
+  std::vector<V> run(const Function& f, const std::vector<V>& args);
+  void bind_params(const Function& f, const std::vector<V>& args);
+  void store_into(Tensor& t, std::int64_t block, const V& v, Expr at);
+  V build_result(const Type& body_type, const std::vector<std::int64_t>& outer, std::vector<V>& items);
+  V index_value(const V& v, Expr self, const std::vector<Expr>& idx, const std::int64_t* key, std::size_t k);
+  const std::vector<std::uint32_t>& ids_bound_in(const Function& f);
+};
+
+}  // namespace adlab::ir
+
+#include "ir/interp/interpreter_eval.h"

@@ -1,0 +1,26 @@
+// Free variables and capture-avoiding substitution.
+#pragma once
+
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "ir/expr.h"
+
+namespace adlab::ir {
+
+using SubstMap = std::unordered_map<Expr, Expr, ExprHash>;
+using VarSet = std::unordered_set<Expr, ExprHash>;
+
+// The Var nodes occurring free in `e`, in order of first occurrence. Sizes in types are not
+// included (they are bound by the enclosing function).
+std::vector<Expr> free_vars(Expr e);
+bool is_free_in(Expr var, Expr e);
+
+// e{x := a, ...}: replaces free occurrences, renaming binders that would capture a free
+// variable of a replacement (e.g. substituting i := j + 1 under sum[j < n] renames j).
+Expr substitute(Expr e, const SubstMap& m);
+Expr substitute(Expr e, Expr var, Expr replacement);
+Type substitute_type(const Type& t, const SubstMap& m);
+
+}  // namespace adlab::ir

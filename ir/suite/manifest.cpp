@@ -1,0 +1,105 @@
+// Reading suite manifests (docs/suites.md).
+#include "ir/suite/manifest.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include "ir/error.h"
+
+namespace adlab::ir {
+
+namespace fs = std::filesystem;
+
+const SizeMap& SuiteEntry::size_set(const std::string& which) const {
+  auto it = sizes.find(which);
+  if (it == sizes.end())
+    throw Error("entry `" + id() + "` has no `" + which + "` sizes in its manifest");
+  return it->second;
+}
+
+namespace {
+std::vector<std::string> strings(const nlohmann::json& j, const char* key, const std::string& where) {
+  std::vector<std::string> out;
+  if (!j.contains(key)) return out;
+  if (!j[key].is_array()) throw Error(where + ": `" + key + "` must be an array of strings");
+  for (const auto& s : j[key]) {
+    if (!s.is_string()) throw Error(where + ": `" + key + "` must be an array of strings");
+    out.push_back(s.get<std::string>());
+  }
+  return out;
+}
+
+std::string required_string(const nlohmann::json& j, const char* key, const std::string& where) {
+  if (!j.contains(key) || !j[key].is_string()) throw Error(where + ": missing string field `" + key + "`");
+  return j[key].get<std::string>();
+}
+}  // namespace
+
+Suite load_manifest(const std::string& path, const std::string& suite_root) {
+  std::ifstream in(path);
+  if (!in) throw Error("cannot open manifest `" + path + "`");
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw Error(SourcePos{path, 1, 1}, std::string("malformed JSON: ") + e.what());
+  }
+  Suite s;
+  fs::path dir = fs::path(path).parent_path();
+  s.dir = dir.string();
+  s.name = j.value("suite", suite_root.empty() ? dir.filename().string()
+                                               : fs::relative(dir, suite_root).generic_string());
+  s.source = j.value("source", "");
+  if (!j.contains("entries") || !j["entries"].is_array())
+    throw Error(SourcePos{path, 1, 1}, "a manifest needs an `entries` array");
+  for (const auto& e : j["entries"]) {
+    SuiteEntry x;
+    x.suite = s.name;
+    x.dir = s.dir;
+    std::string where = path + ": entry " + (e.contains("name") ? "`" + e.value("name", "") + "`"
+                                                                : std::to_string(s.entries.size()));
+    x.name = required_string(e, "name", where);
+    x.program = (dir / required_string(e, "program", where)).string();
+    x.function = required_string(e, "function", where);
+    x.source = e.value("source", s.source);
+    if (!e.contains("sizes") || !e["sizes"].is_object()) throw Error(where + ": missing `sizes` object");
+    for (auto& [set, values] : e["sizes"].items()) {
+      if (!values.is_object()) throw Error(where + ": sizes." + set + " must be an object");
+      for (auto& [n, v] : values.items()) {
+        if (!v.is_number_integer() || v.get<std::int64_t>() < 0)
+          throw Error(where + ": size " + set + "." + n + " must be a non-negative integer");
+        x.sizes[set][n] = v.get<std::int64_t>();
+      }
+    }
+    if (e.contains("inputs")) x.inputs = e["inputs"];
+    if (!x.inputs.is_object()) throw Error(where + ": `inputs` must be an object");
+    x.seed = e.value("seed", std::uint64_t{1});
+    x.constraints = strings(e, "constraints", where);
+    x.wrt = strings(e, "wrt", where);
+    x.modes = strings(e, "modes", where);
+    if (e.contains("expected")) x.expected = e["expected"];
+    x.tolerance = e.value("tolerance", 1e-12);
+    if (e.contains("cost_bound") && e["cost_bound"].is_number()) x.cost_bound = e["cost_bound"].get<double>();
+    x.notes = e.value("notes", "");
+    for (const auto& other : s.entries)
+      if (other.name == x.name) throw Error(where + ": duplicate entry name");
+    s.entries.push_back(std::move(x));
+  }
+  return s;
+}
+
+std::vector<Suite> find_suites(const std::string& root) {
+  std::vector<std::string> paths;
+  if (!fs::exists(root)) throw Error("suite folder `" + root + "` does not exist");
+  if (fs::is_regular_file(root)) return {load_manifest(root)};
+  for (const auto& p : fs::recursive_directory_iterator(root))
+    if (p.is_regular_file() && p.path().filename() == "manifest.json") paths.push_back(p.path().string());
+  std::sort(paths.begin(), paths.end());
+  std::vector<Suite> out;
+  std::string base = fs::path(root).filename() == "suites" ? root : fs::path(root).parent_path().string();
+  for (const auto& p : paths) out.push_back(load_manifest(p, base));
+  return out;
+}
+
+}  // namespace adlab::ir

@@ -1,0 +1,182 @@
+// Whole-function checks: scoping, size-only shapes, affine bounds, declared results (DESIGN 2.2).
+#include "ir/typecheck.h"
+
+#include <algorithm>
+
+#include "ir/affine.h"
+#include "ir/context.h"
+#include "ir/substitute.h"
+#include "ir/syntax/printer.h"
+#include "ir/visitor.h"
+
+namespace adlab::ir {
+
+namespace {
+
+class Checker {
+ public:
+  explicit Checker(const Function& f) : f_(f) {
+    for (auto s : f.sizes) sizes_.insert(s);
+    for (auto p : f.params) bound_.insert(p);
+    for (auto s : f.sizes) bound_.insert(s);
+  }
+
+  void run() {
+    for (const auto& s : f_.stmts) {
+      check(s.value);
+      for (auto v : s.vars) {
+        check_size_dims(v->type, v);
+        bound_.insert(v);
+      }
+    }
+    for (auto r : f_.results) check(r);
+    std::vector<Type> got;
+    for (auto r : f_.results) got.push_back(r->type);
+    Type want = f_.result_type;
+    bool ok;
+    if (f_.results.size() == 1) {
+      ok = same_shape(got[0], want) && got[0].storage == want.storage;
+    } else {
+      ok = want.is_tuple() && want.dims.empty() && want.fields.size() == got.size();
+      for (std::size_t k = 0; ok && k < got.size(); ++k)
+        ok = same_shape(got[k], want.fields[k]) && got[k].storage == want.fields[k].storage;
+    }
+    if (!ok) {
+      std::string g = got.size() == 1 ? type_str(got[0]) : type_str(Type::tuple(got));
+      fail(f_.results[0], "`" + f_.name + "` is declared to return " + type_str(want) +
+                              " but returns " + g);
+    }
+  }
+
+ private:
+  [[noreturn]] void fail(Expr at, const std::string& msg) {
+    SourcePos p = pos_of(at);
+    throw Error(p.valid() ? p : f_.pos, msg);
+  }
+
+  bool only_sizes(Expr e) {
+    for (auto v : free_vars(e))
+      if (!sizes_.count(v)) return false;
+    return true;
+  }
+
+  void check_size_dims(const Type& t, Expr at) {
+    for (auto d : t.dims)
+      if (!only_sizes(d))
+        fail(at, "the shape " + type_str(t) + " of `" + expr_str(at) +
+                     "` depends on a value that is not a size (shapes must be size expressions)");
+    for (const auto& f : t.fields) check_size_dims(f, at);
+  }
+
+  // Bounds of sum/max/min/loop may be affine in enclosing indices (triangular loops); any
+  // non-affine part may use sizes only.
+  void check_affine_bound(Expr b, Expr owner) {
+    auto a = to_affine(b, true);
+    if (!a) fail(b, "bound `" + expr_str(b) + "` is not an integer expression");
+    for (auto& [atom, c] : a->coeffs) {
+      if (atom.as<Var>()) continue;
+      if (!only_sizes(atom))
+        fail(b, "bound `" + expr_str(b) + "` of `" + kind_name(owner->kind) +
+                    "` must be affine in the enclosing indices: `" + expr_str(atom) + "` is not affine");
+    }
+  }
+
+  void check_domain(const Domain& d, Expr owner, bool size_only_bounds) {
+    if (d.is_stored()) {
+      check(d.source);
+      for (auto p : d.prefix) check(p);
+    }
+    for (std::size_t k = 0; k < d.vars.size(); ++k) {
+      if (k < d.bounds.size()) {
+        check(d.bounds[k]);
+        if (size_only_bounds && !only_sizes(d.bounds[k]))
+          fail(d.bounds[k], std::string("the bound `") + expr_str(d.bounds[k]) + "` of " +
+                                kind_name(owner->kind) + " must be a size expression (it is a shape)");
+        check_affine_bound(d.bounds[k], owner);
+      }
+      bound_.insert(d.vars[k]);
+    }
+  }
+
+  void unbind(const std::vector<Expr>& vs) {
+    for (auto v : vs) bound_.erase(v);
+  }
+
+  void check(Expr e) {
+    switch (e->kind) {
+      case NodeKind::Var:
+        if (!bound_.count(e)) fail(e, "unknown name `" + var_name(e) + "` here (not in scope)");
+        return;
+      case NodeKind::Gen: {
+        auto* g = e.as<Gen>();
+        check_domain(g->dom, e, true);
+        check(g->body);
+        unbind(g->dom.vars);
+        return;
+      }
+      case NodeKind::Reduce: {
+        auto* r = e.as<Reduce>();
+        check_domain(r->dom, e, false);
+        check(r->body);
+        unbind(r->dom.vars);
+        return;
+      }
+      case NodeKind::Scan: {
+        auto* s = e.as<Scan>();
+        check_domain(s->dom, e, true);
+        check(s->body);
+        unbind(s->dom.vars);
+        return;
+      }
+      case NodeKind::Exists: {
+        auto* x = e.as<Exists>();
+        check_domain(x->dom, e, false);
+        check(x->pred);
+        unbind(x->dom.vars);
+        return;
+      }
+      case NodeKind::Loop: {
+        auto* l = e.as<Loop>();
+        for (auto i : l->init) check(i);
+        check_domain(l->dom, e, false);
+        for (auto s : l->state) bound_.insert(s);
+        check(l->body);
+        unbind(l->dom.vars);
+        unbind(l->state);
+        return;
+      }
+      case NodeKind::Scatter: {
+        auto* s = e.as<Scatter>();
+        check_size_dims(s->type, e);
+        check_domain(s->dom, e, true);
+        for (auto a : s->at) check(a);
+        check(s->value);
+        unbind(s->dom.vars);
+        return;
+      }
+      case NodeKind::Let: {
+        auto* l = e.as<Let>();
+        check(l->value);
+        for (auto v : l->vars) {
+          check_size_dims(v->type, v);
+          bound_.insert(v);
+        }
+        check(l->body);
+        unbind(l->vars);
+        return;
+      }
+      default:
+        for (auto c : children(e)) check(c);
+    }
+  }
+
+  const Function& f_;
+  VarSet sizes_;
+  VarSet bound_;
+};
+
+}  // namespace
+
+void check_function(const Function& f) { Checker(f).run(); }
+
+}  // namespace adlab::ir
