@@ -71,7 +71,7 @@ void Context::add_position(Expr e, const SourcePos& pos) {
   std::lock_guard lock(mutex_);
   auto& v = positions_[e.get()];
   for (const auto& p : v)
-    if (p.line == pos.line && p.col == pos.col && p.file == pos.file) return;
+    if (p.line == pos.line && p.col == pos.col && p.source == pos.source && p.file == pos.file) return;
   v.push_back(pos);
 }
 
@@ -81,10 +81,25 @@ std::vector<SourcePos> Context::positions(Expr e) const {
   return it == positions_.end() ? std::vector<SourcePos>{} : it->second;
 }
 
-SourcePos Context::position(Expr e) const {
+SourcePos Context::position(Expr e, std::uint32_t source) const {
   std::lock_guard lock(mutex_);
   auto it = positions_.find(e.get());
-  return it == positions_.end() || it->second.empty() ? SourcePos{} : it->second.front();
+  if (it == positions_.end()) return SourcePos{};
+  for (const auto& p : it->second)
+    if (source == 0 || p.source == source) return p;
+  return SourcePos{};
+}
+
+std::vector<SourcePos> Context::positions(Expr e, std::uint32_t source) const {
+  std::vector<SourcePos> out;
+  for (auto& p : positions(e))
+    if (source == 0 || p.source == source) out.push_back(p);
+  return out;
+}
+
+std::uint32_t Context::new_source_id() {
+  std::lock_guard lock(mutex_);
+  return ++next_source_;
 }
 
 std::string Context::fresh_name(std::string_view base) {
@@ -122,6 +137,6 @@ Expr at_pos(Expr e, const SourcePos& pos) {
   return e;
 }
 
-SourcePos pos_of(Expr e) { return Context::current().position(e); }
+SourcePos pos_of(Expr e, std::uint32_t source) { return Context::current().position(e, source); }
 
 }  // namespace adlab::ir

@@ -52,7 +52,11 @@ class Context {
   // Source positions are per occurrence, kept beside the node (not part of its identity).
   void add_position(Expr e, const SourcePos& pos);
   std::vector<SourcePos> positions(Expr e) const;
-  SourcePos position(Expr e) const;  // the first recorded position, or an invalid one
+  // The first recorded position (of parse `source` when non-zero), or an invalid one.
+  SourcePos position(Expr e, std::uint32_t source = 0) const;
+  std::vector<SourcePos> positions(Expr e, std::uint32_t source) const;
+  // A fresh id for one parse of one text, so positions of shared nodes are told apart by parse.
+  std::uint32_t new_source_id();
 
   // A variable name not used by any Var in this context, derived from `base` ("i" -> "i_1").
   std::string fresh_name(std::string_view base);
@@ -71,6 +75,7 @@ class Context {
   std::unordered_set<std::string> var_names_;
   std::uint32_t next_var_id_ = 0;
   std::uint64_t fresh_counter_ = 0;
+  std::uint32_t next_source_ = 0;
 };
 
 // Installs a context as current for this thread while in scope.
@@ -87,6 +92,6 @@ class ContextScope {
 
 // Records `pos` for `e` in the current context and returns `e` (for builders in parsers).
 Expr at_pos(Expr e, const SourcePos& pos);
-SourcePos pos_of(Expr e);
+SourcePos pos_of(Expr e, std::uint32_t source = 0);
 
 }  // namespace adlab::ir

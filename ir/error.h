@@ -13,6 +13,7 @@ struct SourcePos {
   std::string file;
   std::int32_t line = 0;
   std::int32_t col = 0;
+  std::uint32_t source = 0;  // which parse this position belongs to (a file may be parsed often)
   bool valid() const { return line > 0; }
   std::string str() const;  // "file:line:col" (or "line:col" without a file)
 };

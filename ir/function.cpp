@@ -4,8 +4,33 @@
 #include <algorithm>
 
 #include "ir/substitute.h"
+#include "ir/visitor.h"
 
 namespace adlab::ir {
+
+bool same_modulo_callees(Expr a, Expr b) {
+  if (a == b) return true;
+  if (a->kind != b->kind || a->type != b->type) return false;
+  if (auto* ca = a.as<Call>()) {
+    if (ca->callee->name != b.as<Call>()->callee->name) return false;
+  }
+  auto xa = children(a), xb = children(b);
+  if (xa.size() != xb.size()) return false;
+  for (std::size_t k = 0; k < xa.size(); ++k)
+    if (!same_modulo_callees(xa[k], xb[k])) return false;
+  // Children agree (modulo callees); the node's own attributes must agree too.
+  switch (a->kind) {
+    case NodeKind::Literal: return a.as<Literal>()->value == b.as<Literal>()->value && a->flexible == b->flexible;
+    case NodeKind::Var: return a.as<Var>()->name == b.as<Var>()->name;
+    case NodeKind::Unary: return a.as<Unary>()->op == b.as<Unary>()->op;
+    case NodeKind::Binary: return a.as<Binary>()->op == b.as<Binary>()->op;
+    case NodeKind::Prim: return a.as<Prim>()->op == b.as<Prim>()->op;
+    case NodeKind::Reduce: return a.as<Reduce>()->op == b.as<Reduce>()->op;
+    case NodeKind::Scan: return a.as<Scan>()->op == b.as<Scan>()->op;
+    case NodeKind::Proj: return a.as<Proj>()->index == b.as<Proj>()->index;
+    default: return true;
+  }
+}
 
 bool is_bound_by_params(const Function& f, Expr s) {
   for (auto p : f.params) {

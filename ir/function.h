@@ -25,6 +25,7 @@ struct Function {
   std::vector<Expr> results;         // one per result; several when the result type is a tuple
   Type result_type;
   SourcePos pos;
+  SourcePos result_pos;  // of the returned expression
 
   // Sizes that no parameter shape binds: the caller gives them (`--size m=5`).
   std::vector<Expr> free_sizes() const;
@@ -45,6 +46,10 @@ struct Module {
   // The function named `name`, or the last one when `name` is empty; throws adlab::Error.
   FunctionPtr entry(const std::string& name) const;
 };
+
+// Structural equality where calls compare their callees by name: two parses of one text give
+// equal results (their Function objects differ, so their Call nodes are different nodes).
+bool same_modulo_callees(Expr a, Expr b);
 
 // Whether size var `s` appears as a whole dimension of some parameter (so shapes bind it).
 bool is_bound_by_params(const Function& f, Expr s);

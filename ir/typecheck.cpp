@@ -43,14 +43,14 @@ class Checker {
     }
     if (!ok) {
       std::string g = got.size() == 1 ? type_str(got[0]) : type_str(Type::tuple(got));
-      fail(f_.results[0], "`" + f_.name + "` is declared to return " + type_str(want) +
-                              " but returns " + g);
+      throw Error(f_.result_pos.valid() ? f_.result_pos : f_.pos,
+                  "`" + f_.name + "` is declared to return " + type_str(want) + " but returns " + g);
     }
   }
 
  private:
   [[noreturn]] void fail(Expr at, const std::string& msg) {
-    SourcePos p = pos_of(at);
+    SourcePos p = pos_of(at, f_.pos.source);
     throw Error(p.valid() ? p : f_.pos, msg);
   }
 
@@ -76,7 +76,7 @@ class Checker {
     for (auto& [atom, c] : a->coeffs) {
       if (atom.as<Var>()) continue;
       if (!only_sizes(atom))
-        fail(b, "bound `" + expr_str(b) + "` of `" + kind_name(owner->kind) +
+        fail(atom.as<Var>() ? owner : atom, "bound `" + expr_str(b) + "` of `" + kind_name(owner->kind) +
                     "` must be affine in the enclosing indices: `" + expr_str(atom) + "` is not affine");
     }
   }
@@ -90,7 +90,7 @@ class Checker {
       if (k < d.bounds.size()) {
         check(d.bounds[k]);
         if (size_only_bounds && !only_sizes(d.bounds[k]))
-          fail(d.bounds[k], std::string("the bound `") + expr_str(d.bounds[k]) + "` of " +
+          fail(owner, std::string("the bound `") + expr_str(d.bounds[k]) + "` of " +
                                 kind_name(owner->kind) + " must be a size expression (it is a shape)");
         check_affine_bound(d.bounds[k], owner);
       }

@@ -36,6 +36,7 @@ struct Interpreter<T>::Impl {
   OpCounts counts;
   std::vector<V> env;      // indexed by Var id
   bool zero = false;       // the last scalar() result was a strong zero (a false bracket)
+  std::uint32_t source = 0;  // the parse of the function being run: errors cite its positions
   // Var ids bound inside each callee (saved and restored around calls: no recursion exists,
   // but a callee's names may coincide with the caller's).
   std::unordered_map<const Function*, std::vector<std::uint32_t>> bound_ids;
@@ -45,7 +46,8 @@ struct Interpreter<T>::Impl {
 
   // ---- errors ----
   [[noreturn]] void fail(Expr at, const std::string& msg) {
-    auto ps = Context::current().positions(at);
+    auto ps = Context::current().positions(at, source);
+    if (ps.empty()) ps = Context::current().positions(at);
     std::vector<std::string> notes;
     for (std::size_t k = 1; k < ps.size() && k < 4; ++k) notes.push_back("also at " + ps[k].str());
     throw Error(ps.empty() ? SourcePos{} : ps[0], msg, notes);

@@ -365,12 +365,12 @@ void Interpreter<T>::Impl::bind_params(const Function& f, const std::vector<V>& 
     throw Error(f.pos, "`" + f.name + "` takes " + std::to_string(f.params.size()) +
                            " argument(s), given " + std::to_string(args.size()));
   std::unordered_map<const ExprNode*, std::int64_t> sizes;
+  SourcePos at = f.pos;  // the parameter being bound, for messages
   auto bind_size = [&](Expr s, std::int64_t n, const std::string& from) {
     if (n < 0) throw Error(f.pos, "size `" + var_name(s) + "` is negative (" + std::to_string(n) + ")");
     auto [it, fresh] = sizes.emplace(s.get(), n);
     if (!fresh && it->second != n)
-      throw Error(pos_of(s).valid() ? pos_of(s) : f.pos,
-                  "shape mismatch: size `" + var_name(s) + "` is " + std::to_string(it->second) +
+      throw Error(at, "shape mismatch: size `" + var_name(s) + "` is " + std::to_string(it->second) +
                       " but " + from + " gives " + std::to_string(n));
     set(s, V::of_int(n));
   };
@@ -379,24 +379,25 @@ void Interpreter<T>::Impl::bind_params(const Function& f, const std::vector<V>& 
     const Type& pt = f.params[k]->type;
     const V& a = args[k];
     std::string what = describe_param(k);
+    at = pos_of(f.params[k], f.pos.source).valid() ? pos_of(f.params[k], f.pos.source) : f.pos;
     if (pt.is_tuple()) {
-      if (!a.is_tuple()) throw Error(pos_of(f.params[k]), what + " expects a tuple");
+      if (!a.is_tuple()) throw Error(pos_of(f.params[k], f.pos.source), what + " expects a tuple");
     } else if (pt.dims.empty()) {
       bool want_float = is_float(pt.elem);
       if ((want_float && a.kind != V::Kind::Float) || (!want_float && a.kind != V::Kind::Int))
-        throw Error(pos_of(f.params[k]), what + " expects a scalar " + elem_name(pt.elem));
+        throw Error(pos_of(f.params[k], f.pos.source), what + " expects a scalar " + elem_name(pt.elem));
     } else {
-      if (!a.is_tensor()) throw Error(pos_of(f.params[k]), what + " expects a tensor " + type_str(pt));
+      if (!a.is_tensor()) throw Error(pos_of(f.params[k], f.pos.source), what + " expects a tensor " + type_str(pt));
       const Tensor& t = *a.t;
       if (t.elem != pt.elem && !(is_float(t.elem) && is_float(pt.elem) && std::is_same_v<T, float>))
         if (is_float(t.elem) != is_float(pt.elem) || t.elem != pt.elem)
-          throw Error(pos_of(f.params[k]), what + " expects " + elem_name(pt.elem) + " entries, given " +
+          throw Error(pos_of(f.params[k], f.pos.source), what + " expects " + elem_name(pt.elem) + " entries, given " +
                                                elem_name(t.elem));
       if (t.storage != pt.storage)
-        throw Error(pos_of(f.params[k]), what + " is declared " + type_str(pt) + " but given a " +
+        throw Error(pos_of(f.params[k], f.pos.source), what + " is declared " + type_str(pt) + " but given a " +
                                              storage_name(t.storage) + " tensor");
       if (t.shape.size() != pt.dims.size())
-        throw Error(pos_of(f.params[k]), what + " has rank " + std::to_string(pt.dims.size()) +
+        throw Error(pos_of(f.params[k], f.pos.source), what + " has rank " + std::to_string(pt.dims.size()) +
                                              " but the given tensor has rank " + std::to_string(t.shape.size()));
       for (std::size_t d = 0; d < pt.dims.size(); ++d)
         if (pt.dims[d].as<Var>()) bind_size(pt.dims[d], t.shape[d], what + " dimension " + std::to_string(d));
@@ -409,7 +410,7 @@ void Interpreter<T>::Impl::bind_params(const Function& f, const std::vector<V>& 
     if (sizes.count(s.get())) continue;
     auto it = options.sizes.find(var_name(s));
     if (it == options.sizes.end())
-      throw Error(pos_of(s).valid() ? pos_of(s) : f.pos,
+      throw Error(pos_of(s, f.pos.source).valid() ? pos_of(s, f.pos.source) : f.pos,
                   "size `" + var_name(s) + "` of `" + f.name + "` is not bound by any parameter",
                   {"give it on the command line: --size " + var_name(s) + "=N"});
     bind_size(s, it->second, "--size");
@@ -422,7 +423,7 @@ void Interpreter<T>::Impl::bind_params(const Function& f, const std::vector<V>& 
       if (pt.dims[d].as<Var>()) continue;
       std::int64_t want = index(pt.dims[d]);
       if (want != args[k].t->shape[d])
-        throw Error(pos_of(f.params[k]), "shape mismatch: " + describe_param(k) + " dimension " +
+        throw Error(pos_of(f.params[k], f.pos.source), "shape mismatch: " + describe_param(k) + " dimension " +
                                              std::to_string(d) + " is " + std::to_string(args[k].t->shape[d]) +
                                              " but `" + expr_str(pt.dims[d]) + "` = " + std::to_string(want));
     }
@@ -431,6 +432,12 @@ void Interpreter<T>::Impl::bind_params(const Function& f, const std::vector<V>& 
 
 template <class T>
 std::vector<Value<T>> Interpreter<T>::Impl::run(const Function& f, const std::vector<V>& args) {
+  struct RestoreSource {
+    std::uint32_t& slot;
+    std::uint32_t saved;
+    ~RestoreSource() { slot = saved; }
+  } restore{source, source};
+  source = f.pos.source;
   bind_params(f, args);
   for (const auto& s : f.stmts) {
     V v = eval(s.value);

@@ -66,6 +66,7 @@ Suite load_manifest(const std::string& path, const std::string& suite_root) {
     if (!e.contains("sizes") || !e["sizes"].is_object()) throw Error(where + ": missing `sizes` object");
     for (auto& [set, values] : e["sizes"].items()) {
       if (!values.is_object()) throw Error(where + ": sizes." + set + " must be an object");
+      x.sizes[set];  // an empty set is valid: the function has no sizes
       for (auto& [n, v] : values.items()) {
         if (!v.is_number_integer() || v.get<std::int64_t>() < 0)
           throw Error(where + ": size " + set + "." + n + " must be a non-negative integer");

@@ -27,12 +27,12 @@ std::string describe(const Token& t) {
   }
 }
 
-std::vector<Token> lex(std::string_view src, const std::string& file) {
+std::vector<Token> lex(std::string_view src, const std::string& file, std::uint32_t source_id) {
   std::vector<Token> out;
   std::vector<char> nesting;  // open ( [ {
   std::int32_t line = 1, col = 1;
   std::size_t i = 0;
-  auto pos = [&] { return SourcePos{file, line, col}; };
+  auto pos = [&] { return SourcePos{file, line, col, source_id}; };
   auto advance = [&](std::size_t n) {
     for (std::size_t k = 0; k < n; ++k) {
       if (src[i] == '\n') {

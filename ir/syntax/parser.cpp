@@ -232,7 +232,7 @@ class Parser {
       for (auto& t : types)
         for (auto d : t.dims) alone = alone || d == v;
       if (!alone)
-        throw Error(pos_of(v), "size `" + name + "` is not declared and no parameter dimension binds it",
+        throw Error(bound_at_[name], "size `" + name + "` is not declared and no parameter dimension binds it",
                     {"declare it: func " + f->name + "[" + name + "](...)"});
       f->sizes.push_back(v);
     }
@@ -241,9 +241,11 @@ class Parser {
     // Rank-0 i64 parameters used in a dimension are sizes too.
     for (auto p : f->params) {
       if (!p->type.is_index()) continue;
-      auto used = [&](const Type& t) {
+      std::function<bool(const Type&)> used = [&](const Type& t) {
         for (auto d : t.dims)
           if (is_free_in(p, d)) return true;
+        for (const auto& fld : t.fields)
+          if (used(fld)) return true;
         return false;
       };
       bool in_dims = used(f->result_type);
@@ -258,6 +260,7 @@ class Parser {
       end_statement();
     }
     SourcePos rp = expect("return").pos;
+    f->result_pos = peek().pos;
     Expr r = expr();
     skip_newlines();
     expect("}");
@@ -334,7 +337,7 @@ class Parser {
     scopes_.pop_back();
     for (auto it = stmts.rbegin(); it != stmts.rend(); ++it) {
       Stmt& s = *it;
-      e = build(pos_of(s.vars[0]).valid() ? pos_of(s.vars[0]) : p,
+      e = build(pos_of(s.vars[0], p.source).valid() ? pos_of(s.vars[0], p.source) : p,
                 [&] { return Let::make(s.vars, s.value, e); });
     }
     return e;
@@ -344,9 +347,10 @@ class Parser {
   Expr expr() { return or_expr(); }
 
   Expr or_expr() {
+    SourcePos p = peek().pos;  // a binary node sits at its left operand's start
     Expr a = and_expr();
     while (peek().is("||")) {
-      SourcePos p = next().pos;
+      next();
       Expr b = and_expr();
       a = build(p, [&] { return Binary::make(BinaryOp::Or, a, b); });
     }
@@ -354,9 +358,10 @@ class Parser {
   }
 
   Expr and_expr() {
+    SourcePos p = peek().pos;
     Expr a = cmp_expr();
     while (peek().is("&&")) {
-      SourcePos p = next().pos;
+      next();
       Expr b = cmp_expr();
       a = build(p, [&] { return Binary::make(BinaryOp::And, a, b); });
     }
@@ -368,6 +373,7 @@ class Parser {
     static const std::pair<const char*, BinaryOp> ops[] = {
         {"<", BinaryOp::Lt}, {"<=", BinaryOp::Le}, {">", BinaryOp::Gt},
         {">=", BinaryOp::Ge}, {"==", BinaryOp::Eq}, {"!=", BinaryOp::Ne}};
+    SourcePos p = peek().pos;
     Expr left = add_expr();
     Expr result;
     for (;;) {
@@ -375,7 +381,7 @@ class Parser {
       for (auto& [s, o] : ops)
         if (peek().is(s)) op = &o;
       if (!op) break;
-      SourcePos p = next().pos;
+      next();
       Expr right = add_expr();
       Expr c = build(p, [&] { return Binary::make(*op, left, right); });
       result = result.defined() ? build(p, [&] { return Binary::make(BinaryOp::And, result, c); }) : c;
@@ -385,10 +391,11 @@ class Parser {
   }
 
   Expr add_expr() {
+    SourcePos p = peek().pos;
     Expr a = mul_expr();
     while (peek().is("+") || peek().is("-")) {
       bool plus = peek().is("+");
-      SourcePos p = next().pos;
+      next();
       Expr b = mul_expr();
       a = build(p, [&] { return Binary::make(plus ? BinaryOp::Add : BinaryOp::Sub, a, b); });
     }
@@ -396,10 +403,11 @@ class Parser {
   }
 
   Expr mul_expr() {
+    SourcePos p = peek().pos;
     Expr a = prefix_expr();
     while (peek().is("*") || peek().is("/") || peek().is("%")) {
       BinaryOp op = peek().is("*") ? BinaryOp::Mul : peek().is("/") ? BinaryOp::Div : BinaryOp::Mod;
-      SourcePos p = next().pos;
+      next();
       Expr b = prefix_expr();
       a = build(p, [&] { return Binary::make(op, a, b); });
     }
@@ -541,17 +549,18 @@ class Parser {
   }
 
   Expr postfix_expr() {
+    SourcePos p = peek().pos;  // accesses and projections sit at the start of their operand
     Expr e = primary();
     for (;;) {
       if (peek().is("[")) {
-        SourcePos p = next().pos;
+        next();
         std::vector<Expr> idx;
         do idx.push_back(expr());
         while (accept(","));
         expect("]");
         e = build(p, [&] { return Access::make(e, idx); });
       } else if (peek().is(".")) {
-        SourcePos p = next().pos;
+        next();
         if (peek().kind != Tok::Number) fail("a field number after `.`");
         int k = std::stoi(next().text);
         e = build(p, [&] { return Proj::make(e, k); });
@@ -644,6 +653,7 @@ class Parser {
         v = Var::make(name, Type::scalar(ElemType::I64));
         at_pos(v, p);
         scopes_.front()[name] = v;
+        bound_at_[name] = p;
         implied_sizes_.emplace_back(name, v);
         return v;
       }
@@ -692,7 +702,7 @@ class Parser {
 }  // namespace
 
 Module parse_module(std::string_view source, const std::string& file) {
-  Parser p(lex(source, file), file);
+  Parser p(lex(source, file, Context::current().new_source_id()), file);
   return p.module();
 }
 
@@ -705,7 +715,7 @@ Module parse_file(const std::string& path) {
 }
 
 Expr parse_expr(std::string_view source, const std::vector<Expr>& scope, const std::string& file) {
-  Parser p(lex(source, file), file);
+  Parser p(lex(source, file, Context::current().new_source_id()), file);
   return p.standalone_expr(scope);
 }
 

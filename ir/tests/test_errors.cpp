@@ -1,0 +1,123 @@
+// Every error class of the lexer, parser and type checker: exact message and position.
+#include <catch2/catch.hpp>
+
+#include "ir/interp/interpreter.h"
+#include "ir/syntax/parser.h"
+#include "ir/tensor/tensor_ops.h"
+
+using namespace adlab;
+using namespace adlab::ir;
+
+namespace {
+// The first line of the error for `src`, as printed: "t.adl:L:C: error: message".
+std::string error_of(const std::string& src) {
+  try {
+    parse_module(src, "t.adl");
+  } catch (const Error& e) {
+    std::string w = e.what();
+    return w.substr(0, w.find('\n'));
+  }
+  return "no error";
+}
+}  // namespace
+
+TEST_CASE("lexical and syntax errors name file:line:col and what was expected", "[unit]") {
+  CHECK(error_of("func f(x: f64) -> f64 {\n  return x $ 2\n}\n") == "t.adl:2:12: error: unexpected character `$`");
+  CHECK(error_of("func f(x: f64) -> f64 {\n  return x +\n}\n") == "t.adl:3:1: error: expected an expression, found `}`");
+  CHECK(error_of("func f(x: f64) f64 {\n  return x\n}\n") == "t.adl:1:16: error: expected `->`, found `f64`");
+  CHECK(error_of("func f(x: f64) -> f64 {\n  let = x\n  return x\n}\n") ==
+        "t.adl:2:7: error: expected a name to bind, found `=`");
+  CHECK(error_of("func f(x: f64) -> f64 {\n  return x\n") == "t.adl:3:1: error: expected `}`, found end of file");
+  CHECK(error_of("func f(x: f64) -> f64 {\n  let a = x x\n  return a\n}\n") ==
+        "t.adl:2:13: error: expected end of statement (newline or `;`), found `x`");
+  CHECK(error_of("func f(x: f65) -> f64 {\n  return x\n}\n") ==
+        "t.adl:1:11: error: expected a type (f64, f32, i64, bool or a tuple), found `f65`");
+  CHECK(error_of("func f(x: f64[n] @csc) -> f64 {\n  return 0\n}\n") ==
+        "t.adl:1:19: error: unknown storage `@csc` (expected @dense, @csr or @coo)");
+  CHECK(error_of("func f(x: f64[n]) -> f64 {\n  return sum[i < n] [i < 2] x[i]\n}\n") ==
+        "t.adl:2:21: error: a bracket [p] must multiply a factor: write [p] * e");
+  CHECK(error_of("func f(x: f64[n]) -> f64[n] {\n  return scan[i < n] (-) x[i]\n}\n") ==
+        "t.adl:2:23: error: expected a scan operator (+), (*), (max) or (min), found `-`");
+}
+
+TEST_CASE("name errors: unknown names, shadowing, functions defined later", "[unit]") {
+  CHECK(error_of("func f(x: f64) -> f64 {\n  return y\n}\n") == "t.adl:2:10: error: unknown name `y`");
+  CHECK(error_of("func f(x: f64[n]) -> f64 {\n  return sum[i < n] sum[i < n] x[i]\n}\n") ==
+        "t.adl:2:25: error: `i` is already bound in this scope (no shadowing)");
+  CHECK(error_of("func f(x: f64) -> f64 {\n  let x = 2\n  return x\n}\n") ==
+        "t.adl:2:7: error: `x` is already bound in this scope (no shadowing)");
+  CHECK(error_of("func f(x: f64) -> f64 {\n  return g(x)\n}\nfunc g(y: f64) -> f64 {\n  return y\n}\n") ==
+        "t.adl:2:10: error: unknown function `g` (functions must be defined before use)");
+  CHECK(error_of("func f(x: f64) -> f64 {\n  return x\n}\nfunc f(y: f64) -> f64 {\n  return y\n}\n") ==
+        "t.adl:4:1: error: function `f` is defined twice");
+  CHECK(error_of("func f(x: f64[n + m]) -> f64 {\n  return 0\n}\n") ==
+        "t.adl:1:15: error: size `n` is not declared and no parameter dimension binds it");
+}
+
+TEST_CASE("type and shape errors", "[unit]") {
+  CHECK(error_of("func f(x: f64[n], i: i64) -> f64 {\n  return x[i] + i\n}\n") ==
+        "t.adl:2:10: error: operator + mixes f64 and i64 (no implicit conversion; use f64(i) or i64(...))");
+  CHECK(error_of("func f(A: f64[n, m]) -> f64 {\n  return A[0, 1, 2]\n}\n") ==
+        "t.adl:2:10: error: `A` of type f64[n, m] has rank 2 but is indexed with 3 indices");
+  CHECK(error_of("func f(x: f64[n], y: f64[m]) -> f64[n] {\n  return select(true, x, y)\n}\n") ==
+        "t.adl:2:10: error: the branches of select have different types: f64[n] and f64[m]");
+  CHECK(error_of("func f(A: f64[n, m]) -> f64 {\n  return sum[i < n] A[i]\n}\n") ==
+        "t.adl:2:10: error: sum needs a numeric scalar body, found f64[m]");
+  CHECK(error_of("func f(x: f64[n]) -> f64 {\n  return sum[i < n] x[2.5]\n}\n") ==
+        "t.adl:2:21: error: the number 2.5 is used as an integer");
+  CHECK(error_of("func f(x: f64[n]) -> f64[n] {\n  return loop[t < 3] (s = x) { next 2 }\n}\n") ==
+        "t.adl:2:10: error: loop state changes type: it is f64[n] but `next` gives f64");
+  CHECK(error_of("func f(x: f64[n]) -> f64 {\n  return x\n}\n") ==
+        "t.adl:2:10: error: `f` is declared to return f64 but returns f64[n]");
+  CHECK(error_of("func f(x: f64[n], y: f64[m]) -> f64 {\n  return sum[i < n] x[i] * y[i]\n}\n") ==
+        "no error");  // shapes are symbolic: an out-of-range read is a runtime error, not a type error
+  CHECK(error_of("func g(v: f64[k]) -> f64 {\n  return v[0]\n}\nfunc f(A: f64[n, m]) -> f64 {\n  return g(A)\n}\n") ==
+        "t.adl:5:10: error: argument 1 of `g` must have type f64[k], found f64[n, m]");
+  CHECK(error_of("func f(x: f64[n]) -> f64 {\n  return nz(x, 0)\n}\n") ==
+        "t.adl:2:10: error: nz(...) needs a sparse (@csr or @coo) tensor, found f64[n]");
+  CHECK(error_of("func f(x: f64[n]) -> f64 {\n  return x[0].1\n}\n") ==
+        "t.adl:2:10: error: `.1` needs a tuple, found f64");
+}
+
+TEST_CASE("shape rules: size-only shapes and affine bounds", "[unit]") {
+  CHECK(error_of("func f(x: f64[n]) -> f64 {\n  return sum[i < n] sum[j < n] (gen[k < i] x[k])[0]\n}\n") ==
+        "t.adl:2:33: error: the bound `i` of Gen must be a size expression (it is a shape)");
+  CHECK(error_of("func f(x: f64[n]) -> f64 {\n  return sum[i < n] sum[j < i * i] x[j]\n}\n") ==
+        "t.adl:2:29: error: bound `i * i` of `Reduce` must be affine in the enclosing indices: `i * i` is not affine");
+  CHECK(error_of("func f(x: f64[n], idx: i64[n]) -> f64 {\n  return sum[i < n] sum[j < idx[i]] x[j]\n}\n") ==
+        "t.adl:2:29: error: bound `idx[i]` of `Reduce` must be affine in the enclosing indices: `idx[i]` is not affine");
+  // Affine triangular bounds are fine.
+  CHECK(error_of("func f(x: f64[n]) -> f64 {\n  return sum[i < n] sum[j < 2 * i + 1] [j < n] * x[j]\n}\n") == "no error");
+}
+
+TEST_CASE("runtime errors: bounds, empty max, shapes, missing sizes", "[unit]") {
+  auto run = [](const std::string& src, std::vector<Tensor> in, EvalOptions o = {}) -> std::string {
+    Module m = parse_module(src, "r.adl");
+    Interpreter<double> interp(o);
+    try {
+      interp.run_tensors(*m.functions.back(), in);
+    } catch (const Error& e) {
+      std::string w = e.what();
+      return w.substr(0, w.find('\n'));
+    }
+    return "no error";
+  };
+  CHECK(run("func f(x: f64[n]) -> f64 {\n  return sum[i < n] x[i + 1]\n}\n", {dense_f64({3}, {1, 2, 3})}) ==
+        "r.adl:2:23: error: index out of range: `i + 1` = 3 is outside [0, 3) in `x[i + 1]` (dimension 0)");
+  // A strong zero guards the padded access.
+  CHECK(run("func f(x: f64[n]) -> f64 {\n  return sum[i < n] [i + 1 < n] * x[i + 1]\n}\n", {dense_f64({3}, {1, 2, 3})}) ==
+        "no error");
+  CHECK(run("func f(x: f64[n]) -> f64 {\n  return max[i < n] x[i]\n}\n", {dense_f64({0}, {})}) ==
+        "r.adl:2:10: error: max over an empty range has no value");
+  CHECK(run("func f(x: f64[n], y: f64[n]) -> f64 {\n  return x[0]\n}\n", {dense_f64({3}, {1, 2, 3}), dense_f64({2}, {1, 2})}) ==
+        "r.adl:1:19: error: shape mismatch: size `n` is 3 but parameter `y` dimension 0 gives 2");
+  CHECK(run("func f[m](x: f64[n]) -> f64[m] {\n  return gen[i < m] x[0]\n}\n", {dense_f64({3}, {1, 2, 3})}) ==
+        "r.adl:1:8: error: size `m` of `f` is not bound by any parameter");
+  CHECK(run("func f(i: i64) -> i64 {\n  return 7 / (i - 2)\n}\n", {dense_i64({}, {2})}) ==
+        "r.adl:2:10: error: integer / by a non-positive value (0) in `7 / (i - 2)`");
+  CHECK(run("func f(x: f64[n, m] @csr) -> f64 {\n  return 0\n}\n", {dense_f64({1, 2}, {1, 2})}) ==
+        "r.adl:1:8: error: parameter `x` is declared f64[n, m] @csr but given a dense tensor");
+  CHECK(run("func f[m](g: f64[n], idx: i64[n]) -> f64[m] {\n  return scatter[i < n] to f64[m] at (idx[i]) add g[i]\n}\n",
+            {dense_f64({2}, {1, 2}), dense_i64({2}, {0, 5})}, EvalOptions{{{"m", 3}}, true}) ==
+        "r.adl:2:39: error: index out of range: `idx[i]` = 5 is outside [0, 3) in `scatter[i < n] to f64[m] at (idx[i]) add g[i]` (dimension 0)");
+}
