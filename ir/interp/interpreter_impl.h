@@ -136,7 +136,7 @@ struct Interpreter<T>::Impl {
 
   // The value of tensor expression `te` (a Var: no copy).
   const V& operand(Expr te, V& holder) {
-    if (te.as<Var>()) return slot(te);
+    if (te->kind == NodeKind::Var) return slot(te);
     holder = eval(te);
     return holder;
   }
@@ -257,8 +257,10 @@ struct Interpreter<T>::Impl {
     }
     std::int64_t n = index(d.bounds[k]);
     V& v = slot(d.vars[k]);
+    v = V::of_int(0);
     for (std::int64_t i = 0; i < n; ++i) {
-      v = V::of_int(i);
+      // The body may grow env (a callee's variables), so re-find the slot after each point.
+      slot(d.vars[k]).i = i;
       iterate_rect(d, k + 1, body);
     }
   }

@@ -460,6 +460,9 @@ Interpreter<T>::~Interpreter() = default;
 template <class T>
 std::vector<Value<T>> Interpreter<T>::run(const Function& f, const std::vector<Value<T>>& args) {
   impl_->counts = OpCounts{};
+  // Every variable exists before evaluation starts, so env never reallocates while references
+  // into it are held.
+  if (impl_->env.size() < Context::current().num_vars()) impl_->env.resize(Context::current().num_vars());
   auto out = impl_->run(f, args);
   impl_->last_sizes.clear();
   for (auto s : f.sizes) impl_->last_sizes[var_name(s)] = impl_->slot(s).i;
