@@ -68,7 +68,7 @@ int run(const EvalArgs& a) {
     const std::string& name = ir::var_name(f->params[k]);
     auto it = given.find(name);
     if (it == given.end() || it->second.rfind("random", 0) == 0) continue;
-    inputs[k] = ir::adapt_to_param(ir::read_tensor_file(it->second), f->params[k]->type,
+    inputs[k] = ir::adapt_to_param(ir::read_tensor_file(it->second, f->params[k]->type.elem), f->params[k]->type,
                                    "input `" + name + "` (" + it->second + ")");
     have[k] = true;
     const auto& dims = f->params[k]->type.dims;

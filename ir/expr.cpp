@@ -355,6 +355,8 @@ Expr Scatter::make(Domain dom, Type result, std::vector<Expr> at, Expr value) {
   check_domain(dom, true);
   if (result.is_tuple() || result.rank() == 0) type_error("scatter produces a tensor");
   if (result.storage == Storage::Csr) type_error("a scatter result is dense or @coo, not @csr");
+  if (result.storage == Storage::Coo && !is_float(result.elem))
+    type_error("a sparse (@coo) scatter result must be floating (f64 or f32)");
   if (at.size() != result.rank())
     type_error("scatter into a rank-" + std::to_string(result.rank()) + " tensor needs " +
                std::to_string(result.rank()) + " indices in `at`, found " + std::to_string(at.size()));

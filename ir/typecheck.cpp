@@ -13,6 +13,22 @@ namespace adlab::ir {
 
 namespace {
 
+// The construct's name as written in `.adl`.
+std::string construct_name(Expr e) {
+  switch (e->kind) {
+    case NodeKind::Gen: return "gen";
+    case NodeKind::Scan: return "scan";
+    case NodeKind::Loop: return "loop";
+    case NodeKind::Scatter: return "scatter";
+    case NodeKind::Exists: return "exists";
+    case NodeKind::Reduce: {
+      auto op = e.as<Reduce>()->op;
+      return op == ReduceOp::Sum ? "sum" : op == ReduceOp::Max ? "max" : "min";
+    }
+    default: return kind_name(e->kind);
+  }
+}
+
 class Checker {
  public:
   explicit Checker(const Function& f) : f_(f) {
@@ -68,16 +84,26 @@ class Checker {
     for (const auto& f : t.fields) check_size_dims(f, at);
   }
 
-  // Bounds of sum/max/min/loop may be affine in enclosing indices (triangular loops); any
-  // non-affine part may use sizes only.
+  // Whether e depends on an enclosing index (directly, or through a let bound from one).
+  bool index_dependent(Expr e) {
+    for (auto v : free_vars(e))
+      if (dependent_.count(v)) return true;
+    return false;
+  }
+  void note_let(Expr var, Expr value) {
+    if (index_dependent(value)) dependent_.insert(var);
+  }
+
+  // Bounds of sum/max/min/loop may be affine in enclosing indices (triangular loops); a
+  // non-affine part (idx[0], n * m, a let of data) must not depend on an enclosing index.
   void check_affine_bound(Expr b, Expr owner) {
     auto a = to_affine(b, true);
     if (!a) fail(b, "bound `" + expr_str(b) + "` is not an integer expression");
     for (auto& [atom, c] : a->coeffs) {
-      if (atom.as<Var>()) continue;
-      if (!only_sizes(atom))
-        fail(atom.as<Var>() ? owner : atom, "bound `" + expr_str(b) + "` of `" + kind_name(owner->kind) +
-                    "` must be affine in the enclosing indices: `" + expr_str(atom) + "` is not affine");
+      bool ok = atom.as<Var>() ? !dependent_.count(atom) || index_vars_.count(atom) : !index_dependent(atom);
+      if (!ok)
+        fail(atom.as<Var>() ? owner : atom, "bound `" + expr_str(b) + "` of " + construct_name(owner) +
+                    " must be affine in the enclosing indices: `" + expr_str(atom) + "` is not affine");
     }
   }
 
@@ -91,15 +117,21 @@ class Checker {
         check(d.bounds[k]);
         if (size_only_bounds && !only_sizes(d.bounds[k]))
           fail(owner, std::string("the bound `") + expr_str(d.bounds[k]) + "` of " +
-                                kind_name(owner->kind) + " must be a size expression (it is a shape)");
+                                construct_name(owner) + " must be a size expression (it is a shape)");
         check_affine_bound(d.bounds[k], owner);
       }
       bound_.insert(d.vars[k]);
+      index_vars_.insert(d.vars[k]);
+      dependent_.insert(d.vars[k]);
     }
   }
 
   void unbind(const std::vector<Expr>& vs) {
-    for (auto v : vs) bound_.erase(v);
+    for (auto v : vs) {
+      bound_.erase(v);
+      index_vars_.erase(v);
+      dependent_.erase(v);
+    }
   }
 
   void check(Expr e) {
@@ -139,7 +171,10 @@ class Checker {
         auto* l = e.as<Loop>();
         for (auto i : l->init) check(i);
         check_domain(l->dom, e, false);
-        for (auto s : l->state) bound_.insert(s);
+        for (auto s : l->state) {
+          bound_.insert(s);
+          dependent_.insert(s);  // the state changes from one iteration to the next
+        }
         check(l->body);
         unbind(l->dom.vars);
         unbind(l->state);
@@ -160,6 +195,7 @@ class Checker {
         for (auto v : l->vars) {
           check_size_dims(v->type, v);
           bound_.insert(v);
+          note_let(v, l->value);
         }
         check(l->body);
         unbind(l->vars);
@@ -173,6 +209,8 @@ class Checker {
   const Function& f_;
   VarSet sizes_;
   VarSet bound_;
+  VarSet index_vars_;  // enclosing index variables (affine coefficients allowed)
+  VarSet dependent_;   // index variables, loop state, and lets computed from them
 };
 
 }  // namespace

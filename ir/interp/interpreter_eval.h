@@ -146,10 +146,8 @@ T Interpreter<T>::Impl::reduce_float(const Reduce& r, Expr self) {
     std::int64_t terms = 0;  // non-zero terms: paper 000 (4.30) charges terms - 1 additions
     iterate(r.dom, self, [&] {
       T x = scalar(r.body);
-      if (!zero) {
-        acc += x;
-        ++terms;
-      }
+      acc += x;  // the value is IEEE (0 * NaN is NaN); strong zeros only change the count
+      if (!zero) ++terms;
     });
     if (count && terms > 1) counts.adds += terms - 1;
     zero = terms == 0;

@@ -62,10 +62,28 @@ struct Interpreter<T>::Impl {
   void set(Expr v, V x) { slot(v) = std::move(x); }
 
   // ---- shapes ----
-  std::vector<std::int64_t> eval_dims(const Type& t) {
+  // A dimension's value; a division in it must be exact (SYNTAX.md "Index expressions").
+  std::int64_t dim_value(Expr d, Expr at) {
+    if (auto* b = d.as<Binary>()) {
+      if (b->op == BinaryOp::Div) {
+        std::int64_t x = dim_value(b->a, at), y = dim_value(b->b, at);
+        if (y > 0 && x % y != 0)
+          fail(at, "the dimension `" + expr_str(d) + "` is not an exact division (" + std::to_string(x) +
+                       " / " + std::to_string(y) + ")");
+      } else if (b->op == BinaryOp::Add || b->op == BinaryOp::Sub || b->op == BinaryOp::Mul) {
+        dim_value(b->a, at);
+        dim_value(b->b, at);
+      }
+    }
+    return index(d);
+  }
+
+  // `exact`: a declared dimension (parameter, result, scatter target), where a division must be
+  // exact; iteration bounds and the shapes derived from them use floor division.
+  std::vector<std::int64_t> eval_dims(const Type& t, bool exact = false) {
     std::vector<std::int64_t> ds;
     for (auto d : t.dims) {
-      std::int64_t n = index(d);
+      std::int64_t n = exact ? dim_value(d, d) : index(d);
       if (n < 0) fail(d, "dimension `" + expr_str(d) + "` is negative (" + std::to_string(n) + ")");
       ds.push_back(n);
     }
@@ -105,7 +123,7 @@ struct Interpreter<T>::Impl {
   // ---- tensor reads ----
   std::int64_t checked_index(Expr access, Expr idx_expr, std::int64_t i, std::int64_t n, std::size_t dim) {
     if (i < 0 || i >= n)
-      fail(idx_expr, "index out of range: `" + expr_str(idx_expr) + "` = " + std::to_string(i) +
+      fail(access.defined() ? access : idx_expr, "index out of range: `" + expr_str(idx_expr) + "` = " + std::to_string(i) +
                          " is outside [0, " + std::to_string(n) + ") in `" + expr_str(access) +
                          "` (dimension " + std::to_string(dim) + ")");
     return i;

@@ -215,7 +215,7 @@ Value<T> Interpreter<T>::Impl::eval_scan(const Scan& s) {
     T acc(0);
     iterate(s.dom, s.body, [&] {
       T x = scalar(s.body);
-      charge();
+      if (!zero) charge();
       acc = first ? x : T(combine(acc, x));
       first = false;
       r.values.push_back(acc);
@@ -257,7 +257,7 @@ Value<T> Interpreter<T>::Impl::eval_loop(const Loop& l) {
 template <class T>
 Value<T> Interpreter<T>::Impl::eval_scatter(const Scatter& s, Expr self) {
   const Type& t = s.type;
-  std::vector<std::int64_t> shape = eval_dims(t);
+  std::vector<std::int64_t> shape = eval_dims(t, true);
   const bool fl = is_float(t.elem);
   const bool count = options.count_ops;
   std::vector<std::int64_t> key(s.at.size());
@@ -268,8 +268,8 @@ Value<T> Interpreter<T>::Impl::eval_scatter(const Scatter& s, Expr self) {
   if (t.storage == Storage::Coo) {  // stores exactly the keys produced
     std::map<std::vector<std::int64_t>, T> acc;
     iterate(s.dom, self, [&] {
-      T x = fl ? scalar(s.value) : T(static_cast<double>(index(s.value)));
-      if (fl && zero) return;  // a contribution under a false bracket is skipped unchecked
+      T x = scalar(s.value);
+      if (zero && x == T(0)) return;  // a contribution under a false bracket is skipped unchecked
       read_key();
       if (count) ++counts.adds;
       auto [it, fresh] = acc.emplace(key, x);
@@ -294,13 +294,15 @@ Value<T> Interpreter<T>::Impl::eval_scatter(const Scatter& s, Expr self) {
   iterate(s.dom, self, [&] {
     if (fl) {
       T x = scalar(s.value);
-      if (zero) return;  // skipped, with no bounds check (DESIGN 2.3)
+      if (zero && x == T(0)) return;  // skipped, with no bounds check (DESIGN 2.3)
       read_key();
       std::int64_t off = 0;
       for (std::size_t k = 0; k < key.size(); ++k) off = off * shape[k] + key[k];
       if (count) ++counts.adds;
       r.values[static_cast<std::size_t>(off)] += x;
     } else {
+      auto* guard = s.value.as<Iverson>();
+      if (guard && !truth(guard->pred)) return;  // skipped, with no bounds check
       std::int64_t x = index(s.value);
       read_key();
       std::int64_t off = 0;
@@ -421,7 +423,7 @@ void Interpreter<T>::Impl::bind_params(const Function& f, const std::vector<V>& 
     if (!args[k].is_tensor()) continue;
     for (std::size_t d = 0; d < pt.dims.size(); ++d) {
       if (pt.dims[d].as<Var>()) continue;
-      std::int64_t want = index(pt.dims[d]);
+      std::int64_t want = dim_value(pt.dims[d], f.params[k]);
       if (want != args[k].t->shape[d])
         throw Error(pos_of(f.params[k], f.pos.source), "shape mismatch: " + describe_param(k) + " dimension " +
                                              std::to_string(d) + " is " + std::to_string(args[k].t->shape[d]) +
@@ -449,6 +451,11 @@ std::vector<Value<T>> Interpreter<T>::Impl::run(const Function& f, const std::ve
   }
   std::vector<V> out;
   for (auto r : f.results) out.push_back(eval(r));
+  // Declared result dimensions must be exact (a non-exact division there is an error).
+  for (std::size_t k = 0; k < out.size(); ++k) {
+    const Type& want = f.results.size() == 1 ? f.result_type : f.result_type.fields[k];
+    for (auto d : want.dims) dim_value(d, f.results[k]);
+  }
   return out;
 }
 

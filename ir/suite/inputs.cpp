@@ -59,9 +59,9 @@ std::vector<std::int64_t> eval_shape(const Type& t, const SizeMap& sizes) {
   return shape;
 }
 
-Tensor read_tensor_file(const std::string& path) {
+Tensor read_tensor_file(const std::string& path, ElemType elem) {
   auto ext = std::filesystem::path(path).extension().string();
-  if (ext == ".json") return read_json_tensor(path);
+  if (ext == ".json") return read_json_tensor(path, elem == ElemType::F32 ? ElemType::F64 : elem);
   if (ext == ".npy") return read_npy(path);
   if (ext == ".mtx") return read_matrix_market(path);
   throw Error("input file `" + path + "`: unknown format `" + ext + "` (use .json, .npy or .mtx)");
@@ -97,6 +97,8 @@ Tensor adapt_to_param(Tensor t, const Type& pt, const std::string& what) {
     t = std::move(r);
   }
   t.elem = pt.elem;
+  if (pt.elem == ElemType::F32)  // f32 data are f32 values, whatever scalar type evaluates them
+    for (double& v : t.values) v = static_cast<double>(static_cast<float>(v));
   if (t.storage != pt.storage) {
     if (pt.storage == Storage::Dense) t = to_dense(t);
     else if (pt.storage == Storage::Csr) t = to_csr(t);
@@ -143,10 +145,11 @@ Tensor generate_input(const Function& f, std::size_t k, const nlohmann::json& sp
     t.ints = {eval_size(f.params[k], sizes)};
     return t;
   }
-  if (spec.contains("value")) return adapt_to_param(tensor_from_json(spec["value"]), pt, what);
+  if (spec.contains("value"))
+    return adapt_to_param(tensor_from_json(spec["value"], pt.is_tuple() || pt.elem == ElemType::F32 ? ElemType::F64 : pt.elem), pt, what);
   if (spec.contains("file")) {
     auto path = (std::filesystem::path(base_dir) / spec["file"].get<std::string>()).string();
-    return adapt_to_param(read_tensor_file(path), pt, what);
+    return adapt_to_param(read_tensor_file(path, pt.elem), pt, what);
   }
   if (pt.is_tuple()) throw Error(what + ": tuple parameters need a value");
   auto shape = eval_shape(pt, sizes);

@@ -29,7 +29,8 @@ Tensor generate_input(const Function& f, std::size_t k, const nlohmann::json& sp
 nlohmann::json default_spec(const Function& f, std::size_t k);
 
 // Reads a tensor file by extension: .json, .npy, .mtx.
-Tensor read_tensor_file(const std::string& path);
+// `elem` tells the JSON reader how to read entries (true/false for bool).
+Tensor read_tensor_file(const std::string& path, ElemType elem = ElemType::F64);
 
 // All inputs of a manifest entry at a size set ("small" or "full").
 std::vector<Tensor> entry_inputs(const Function& f, const SuiteEntry& e, const std::string& size_set);

@@ -32,6 +32,16 @@ const std::map<std::string, PrimOp>& prim_table() {
   return t;
 }
 
+// An untyped number expression is f64 unless it uses `%`, which only integers have.
+ElemType default_elem(Expr e) {
+  if (auto* b = e.as<Binary>())
+    return b->op == BinaryOp::Mod || default_elem(b->a) == ElemType::I64 || default_elem(b->b) == ElemType::I64
+               ? ElemType::I64
+               : ElemType::F64;
+  if (auto* u = e.as<Unary>()) return default_elem(u->a);
+  return ElemType::F64;
+}
+
 bool is_keyword(const std::string& s) {
   static const char* kws[] = {"func", "let",    "return", "gen",  "sum", "max", "min",   "loop",
                               "next", "scan",   "scatter", "to",  "at",  "add", "select", "exists",
@@ -199,7 +209,10 @@ class Parser {
   FunctionPtr function() {
     auto f = std::make_shared<Function>();
     f->pos = expect("func").pos;
+    SourcePos name_pos = peek().pos;
     f->name = expect_name("a function name");
+    if (prim_table().count(f->name) || f->name == "select" || f->name == "nz")
+      throw Error(name_pos, "`" + f->name + "` is a built-in primitive; choose another function name");
     scopes_.assign(1, {});
     implied_sizes_.clear();
     if (accept("[")) {
@@ -223,8 +236,17 @@ class Parser {
     }
     expect(")");
     in_params_ = false;
-    for (std::size_t k = 0; k < names.size(); ++k)
+    for (std::size_t k = 0; k < names.size(); ++k) {
+      // A rank-0 i64 parameter named in a dimension (`k: i64, x: f64[k]`) is that size.
+      auto implied = std::find_if(implied_sizes_.begin(), implied_sizes_.end(),
+                                  [&](const auto& s) { return s.first == names[k].first; });
+      if (implied != implied_sizes_.end() && types[k].is_index()) {
+        scopes_.front().erase(names[k].first);
+        bound_at_.erase(names[k].first);
+        implied_sizes_.erase(implied);
+      }
       f->params.push_back(bind(names[k].first, types[k], names[k].second));
+    }
     // Sizes: declared, then those bound by a parameter dimension that is the name alone.
     f->sizes = f->declared_sizes;
     for (auto& [name, v] : implied_sizes_) {
@@ -288,8 +310,11 @@ class Parser {
     } else {
       f.results = {r};
     }
-    for (auto& e : f.results)
-      if (e->flexible) e = coerce_flexible(e, ElemType::F64);
+    for (std::size_t k = 0; k < f.results.size(); ++k) {
+      const Type& want = f.results.size() == 1 ? f.result_type : f.result_type.fields[k];
+      if (f.results[k]->flexible)
+        f.results[k] = build(p, [&] { return coerce_flexible(f.results[k], want.is_tuple() ? ElemType::F64 : want.elem); });
+    }
   }
 
   Stmt let_stmt() {
@@ -302,8 +327,9 @@ class Parser {
     } while (destructure && accept(","));
     if (destructure) expect(")");
     expect("=");
+    SourcePos vp = peek().pos;
     Expr value = expr();
-    if (value->flexible) value = coerce_flexible(value, ElemType::F64);
+    if (value->flexible) value = build(vp, [&] { return coerce_flexible(value, default_elem(value)); });
     Stmt s;
     s.value = value;
     if (!destructure) {

@@ -5,6 +5,8 @@
 #include "ir/syntax/parser.h"
 #include "ir/tensor/tensor_ops.h"
 
+#include <cmath>
+
 using namespace adlab;
 using namespace adlab::ir;
 
@@ -81,11 +83,11 @@ TEST_CASE("type and shape errors", "[unit]") {
 
 TEST_CASE("shape rules: size-only shapes and affine bounds", "[unit]") {
   CHECK(error_of("func f(x: f64[n]) -> f64 {\n  return sum[i < n] sum[j < n] (gen[k < i] x[k])[0]\n}\n") ==
-        "t.adl:2:33: error: the bound `i` of Gen must be a size expression (it is a shape)");
+        "t.adl:2:33: error: the bound `i` of gen must be a size expression (it is a shape)");
   CHECK(error_of("func f(x: f64[n]) -> f64 {\n  return sum[i < n] sum[j < i * i] x[j]\n}\n") ==
-        "t.adl:2:29: error: bound `i * i` of `Reduce` must be affine in the enclosing indices: `i * i` is not affine");
+        "t.adl:2:29: error: bound `i * i` of sum must be affine in the enclosing indices: `i * i` is not affine");
   CHECK(error_of("func f(x: f64[n], idx: i64[n]) -> f64 {\n  return sum[i < n] sum[j < idx[i]] x[j]\n}\n") ==
-        "t.adl:2:29: error: bound `idx[i]` of `Reduce` must be affine in the enclosing indices: `idx[i]` is not affine");
+        "t.adl:2:29: error: bound `idx[i]` of sum must be affine in the enclosing indices: `idx[i]` is not affine");
   // Affine triangular bounds are fine.
   CHECK(error_of("func f(x: f64[n]) -> f64 {\n  return sum[i < n] sum[j < 2 * i + 1] [j < n] * x[j]\n}\n") == "no error");
 }
@@ -103,7 +105,7 @@ TEST_CASE("runtime errors: bounds, empty max, shapes, missing sizes", "[unit]") 
     return "no error";
   };
   CHECK(run("func f(x: f64[n]) -> f64 {\n  return sum[i < n] x[i + 1]\n}\n", {dense_f64({3}, {1, 2, 3})}) ==
-        "r.adl:2:23: error: index out of range: `i + 1` = 3 is outside [0, 3) in `x[i + 1]` (dimension 0)");
+        "r.adl:2:21: error: index out of range: `i + 1` = 3 is outside [0, 3) in `x[i + 1]` (dimension 0)");
   // A strong zero guards the padded access.
   CHECK(run("func f(x: f64[n]) -> f64 {\n  return sum[i < n] [i + 1 < n] * x[i + 1]\n}\n", {dense_f64({3}, {1, 2, 3})}) ==
         "no error");
@@ -119,5 +121,47 @@ TEST_CASE("runtime errors: bounds, empty max, shapes, missing sizes", "[unit]") 
         "r.adl:1:8: error: parameter `x` is declared f64[n, m] @csr but given a dense tensor");
   CHECK(run("func f[m](g: f64[n], idx: i64[n]) -> f64[m] {\n  return scatter[i < n] to f64[m] at (idx[i]) add g[i]\n}\n",
             {dense_f64({2}, {1, 2}), dense_i64({2}, {0, 5})}, EvalOptions{{{"m", 3}}, true}) ==
-        "r.adl:2:39: error: index out of range: `idx[i]` = 5 is outside [0, 3) in `scatter[i < n] to f64[m] at (idx[i]) add g[i]` (dimension 0)");
+        "r.adl:2:10: error: index out of range: `idx[i]` = 5 is outside [0, 3) in `scatter[i < n] to f64[m] at (idx[i]) add g[i]` (dimension 0)");
+}
+
+TEST_CASE("review regressions: sizes from i64 parameters, exact dimensions, strong zeros", "[unit]") {
+  auto eval = [](const std::string& src, std::vector<Tensor> in, EvalOptions o = {}) {
+    Module m = parse_module(src, "v.adl");
+    Interpreter<double> interp(o);
+    return interp.run_tensors(*m.functions.back(), in);
+  };
+  // A rank-0 i64 parameter named in another parameter's dimension is that size.
+  auto r = eval("func f(k: i64, x: f64[k]) -> f64 {\n  return sum[i < k] x[i]\n}\n",
+                {dense_i64({}, {3}), dense_f64({3}, {1, 2, 3})});
+  CHECK(r[0].values[0] == 6);
+  CHECK_THROWS_WITH(eval("func f(k: i64, x: f64[k]) -> f64 {\n  return x[0]\n}\n", {dense_i64({}, {2}), dense_f64({3}, {1, 2, 3})}),
+                    Catch::Contains("size `k` is 2 but parameter `x` dimension 0 gives 3"));
+  // A dimension with a non-exact division is an error (SYNTAX.md).
+  CHECK_THROWS_WITH(eval("func f(x: f64[n]) -> f64[n / 2] {\n  return gen[i < n / 2] x[2 * i] + x[2 * i + 1]\n}\n",
+                         {dense_f64({3}, {1, 2, 3})}),
+                    Catch::Contains("is not an exact division (3 / 2)"));
+  CHECK(eval("func f(x: f64[n]) -> f64[n / 2] {\n  return gen[i < n / 2] x[2 * i] + x[2 * i + 1]\n}\n",
+             {dense_f64({4}, {1, 2, 3, 4})})[0].values == std::vector<double>{3, 7});
+  // Integer scatters skip contributions under a false bracket, unchecked.
+  auto h = eval("func f[m](idx: i64[n]) -> i64[m] {\n  return scatter[i < n] to i64[m] at (idx[i]) add [idx[i] < m] * i64(1)\n}\n",
+                {dense_i64({4}, {2, 0, 2, 1})}, EvalOptions{{{"m", 2}}, true});
+  CHECK(h[0].ints == std::vector<std::int64_t>{1, 1});
+  // Strong zeros change the operation count, never the IEEE value: 0 * log(-1) is NaN.
+  auto z = eval("func f(x: f64[n]) -> f64 {\n  return sum[i < n] [i == 0] * 1 * log(x[i])\n}\n", {dense_f64({3}, {1, 0, -1})});
+  CHECK(std::isnan(z[0].values[0]));
+  // Untyped results take the declared type; `%` makes an untyped let an integer.
+  CHECK(eval("func f() -> i64 {\n  return 7 / 2\n}\n", {})[0].ints == std::vector<std::int64_t>{3});
+  CHECK(eval("func f() -> i64 {\n  let a = 7 % 2\n  return a\n}\n", {})[0].ints == std::vector<std::int64_t>{1});
+}
+
+TEST_CASE("review regressions: names, bounds computed from data, integer COO", "[unit]") {
+  CHECK(error_of("func exp(x: f64) -> f64 {\n  return x + 1\n}\n") ==
+        "t.adl:1:6: error: `exp` is a built-in primitive; choose another function name");
+  // A bound may use loop-invariant data, but not data computed from an enclosing index.
+  CHECK(error_of("func f(x: f64[n], idx: i64[n]) -> f64 {\n  return sum[j < idx[0]] [j < n] * x[j]\n}\n") == "no error");
+  CHECK(error_of("func f(x: f64[n], idx: i64[n]) -> f64 {\n  let m = idx[0]\n  return sum[j < m] [j < n] * x[j]\n}\n") == "no error");
+  CHECK(error_of("func f(x: f64[n], idx: i64[n]) -> f64 {\n  return sum[i < n] { let m = idx[i]; sum[j < m] [j < n] * x[j] }\n}\n") ==
+        "t.adl:2:39: error: bound `m` of sum must be affine in the enclosing indices: `m` is not affine");
+  CHECK(error_of("func f(A: f64[n, m] @csr) -> i64[n, m] @coo {\n  return scatter[(i, j) in A] to i64[n, m] @coo at (i, j) add i64(1)\n}\n") ==
+        "t.adl:2:10: error: a sparse (@coo) scatter result must be floating (f64 or f32)");
 }
