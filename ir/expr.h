@@ -20,6 +20,8 @@ class Expr {
  public:
   Expr() = default;
   Expr(const ExprNode* node) : node_(node) {}  // NOLINT: handles convert implicitly
+  Expr(std::nullptr_t) = delete;               // a literal 0 is not an expression: use dsl::num(0)
+  Expr(int) = delete;
   bool defined() const { return node_ != nullptr; }
   const ExprNode* get() const { return node_; }
   const ExprNode* operator->() const { return node_; }

@@ -121,12 +121,7 @@ T Interpreter<T>::Impl::scalar(Expr e) {
     }
     case NodeKind::Let: {
       auto* l = e.as<Let>();
-      V v = eval(l->value);
-      if (l->vars.size() == 1) {
-        set(l->vars[0], std::move(v));
-      } else {
-        for (std::size_t k = 0; k < l->vars.size(); ++k) set(l->vars[k], v.field(k));
-      }
+      bind(l->vars, eval(l->value));
       return scalar(l->body);
     }
     default: {
@@ -218,22 +213,11 @@ std::int64_t Interpreter<T>::Impl::index(Expr e) {
         }
       }
       std::int64_t x = index(b->a), y = index(b->b);
+      if ((b->op == BinaryOp::Div || b->op == BinaryOp::Mod) && y <= 0)
+        fail(e, "integer " + std::string(op_name(b->op)) + " by a non-positive value (" + std::to_string(y) +
+                    ") in `" + expr_str(e) + "`");
+      if (is_int_arith(b->op)) return int_arith(b->op, x, y);
       switch (b->op) {
-        case BinaryOp::Add: return x + y;
-        case BinaryOp::Sub: return x - y;
-        case BinaryOp::Mul: return x * y;
-        case BinaryOp::Div:
-        case BinaryOp::Mod: {
-          if (y <= 0)
-            fail(e, "integer " + std::string(op_name(b->op)) + " by a non-positive value (" +
-                        std::to_string(y) + ") in `" + expr_str(e) + "`");
-          std::int64_t q = x / y, m = x % y;
-          if (m < 0) {  // floor division
-            q -= 1;
-            m += y;
-          }
-          return b->op == BinaryOp::Div ? q : m;
-        }
         case BinaryOp::Lt: return x < y;
         case BinaryOp::Le: return x <= y;
         case BinaryOp::Gt: return x > y;

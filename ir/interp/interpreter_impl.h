@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "ir/context.h"
+#include "ir/int_arith.h"
 #include "ir/interp/interpreter.h"
 #include "ir/interp/scalar.h"
 #include "ir/syntax/printer.h"
@@ -60,6 +61,14 @@ struct Interpreter<T>::Impl {
     return env[id];
   }
   void set(Expr v, V x) { slot(v) = std::move(x); }
+  // let x = v, or let (x, y) = v (a tuple destructured).
+  void bind(const std::vector<Expr>& vars, V v) {
+    if (vars.size() == 1) {
+      set(vars[0], std::move(v));
+      return;
+    }
+    for (std::size_t k = 0; k < vars.size(); ++k) set(vars[k], v.field(k));
+  }
 
   // ---- shapes ----
   // A dimension's value; a division in it must be exact (SYNTAX.md "Index expressions").

@@ -45,12 +45,7 @@ Value<T> Interpreter<T>::Impl::eval(Expr e) {
       return eval_scatter(*e.as<Scatter>(), e);
     case NodeKind::Let: {
       auto* l = e.as<Let>();
-      V v = eval(l->value);
-      if (l->vars.size() == 1) {
-        set(l->vars[0], std::move(v));
-      } else {
-        for (std::size_t k = 0; k < l->vars.size(); ++k) set(l->vars[k], v.field(k));
-      }
+      bind(l->vars, eval(l->value));
       return eval(l->body);
     }
     case NodeKind::Tuple: {
@@ -241,12 +236,7 @@ Value<T> Interpreter<T>::Impl::eval_loop(const Loop& l) {
   V& iv = slot(l.dom.vars[0]);
   for (std::int64_t t = 0; t < n; ++t) {
     iv = V::of_int(t);
-    V next = eval(l.body);
-    if (l.state.size() == 1) {
-      set(l.state[0], std::move(next));
-    } else {
-      for (std::size_t k = 0; k < l.state.size(); ++k) set(l.state[k], next.field(k));
-    }
+    bind(l.state, eval(l.body));
   }
   if (l.state.size() == 1) return slot(l.state[0]);
   std::vector<V> out;
@@ -441,14 +431,7 @@ std::vector<Value<T>> Interpreter<T>::Impl::run(const Function& f, const std::ve
   } restore{source, source};
   source = f.pos.source;
   bind_params(f, args);
-  for (const auto& s : f.stmts) {
-    V v = eval(s.value);
-    if (s.vars.size() == 1) {
-      set(s.vars[0], std::move(v));
-    } else {
-      for (std::size_t k = 0; k < s.vars.size(); ++k) set(s.vars[k], v.field(k));
-    }
-  }
+  for (const auto& s : f.stmts) bind(s.vars, eval(s.value));
   std::vector<V> out;
   for (auto r : f.results) out.push_back(eval(r));
   // Declared result dimensions must be exact (a non-exact division there is an error).

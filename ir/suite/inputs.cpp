@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "ir/error.h"
+#include "ir/int_arith.h"
 #include "ir/syntax/parser.h"
 #include "ir/syntax/printer.h"
 #include "ir/tensor/json_io.h"
@@ -25,22 +26,12 @@ std::int64_t eval_size(Expr e, const SizeMap& sizes) {
   if (auto* u = e.as<Unary>()) return -eval_size(u->a, sizes);
   if (auto* b = e.as<Binary>()) {
     std::int64_t x = eval_size(b->a, sizes), y = eval_size(b->b, sizes);
-    switch (b->op) {
-      case BinaryOp::Add: return x + y;
-      case BinaryOp::Sub: return x - y;
-      case BinaryOp::Mul: return x * y;
-      case BinaryOp::Div:
-      case BinaryOp::Mod: {
-        if (y <= 0) throw Error("size expression `" + expr_str(e) + "` divides by a non-positive value");
-        if (b->op == BinaryOp::Div && x % y != 0)
-          throw Error("size expression `" + expr_str(e) + "` is not an exact division (" +
-                      std::to_string(x) + " / " + std::to_string(y) + ")");
-        std::int64_t q = x / y, m = x % y;
-        if (m < 0) --q, m += y;
-        return b->op == BinaryOp::Div ? q : m;
-      }
-      default: break;
-    }
+    if ((b->op == BinaryOp::Div || b->op == BinaryOp::Mod) && y <= 0)
+      throw Error("size expression `" + expr_str(e) + "` divides by a non-positive value");
+    if (b->op == BinaryOp::Div && int_arith(BinaryOp::Mod, x, y) != 0)
+      throw Error("size expression `" + expr_str(e) + "` is not an exact division (" + std::to_string(x) + " / " +
+                  std::to_string(y) + ")");
+    if (is_int_arith(b->op)) return int_arith(b->op, x, y);
   }
   if (auto* p = e.as<Prim>()) {
     if (p->op == PrimOp::Min) return std::min(eval_size(p->args[0], sizes), eval_size(p->args[1], sizes));

@@ -1,0 +1,238 @@
+#!/usr/bin/env bash
+# shellcheck disable=SC2016  # backquotes in expected messages are literal
+# End-to-end tests of the `adlab` command (DESIGN 8): exact output of good runs, and for bad input
+# exit status 1 with one `file:line:col: error: ...` line (then notes) and never a crash.
+# Usage: run_cli_tests.sh ADLAB_BINARY SOURCE_DIR   (registered with CTest as `cli_tests`)
+set -u
+if [[ $# -ne 2 || ! -x $1 || ! -d $2 ]]; then
+  echo "usage: $0 ADLAB_BINARY SOURCE_DIR" >&2
+  exit 2
+fi
+ADLAB=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+cd "$T" || exit 2
+
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() {
+  fail=$((fail + 1))
+  printf 'FAIL: %s\n' "$1"
+  [[ -n ${2-} ]] && printf '  %s\n' "$2"
+  [[ -s err ]] && sed 's/^/  stderr: /' err | head -5
+  return 0
+}
+crashed() { grep -qE 'Segmentation|terminate called|internal error|Aborted|core dumped' err; }
+
+# expect_out NAME WANT ARGS...: exit 0, stdout exactly WANT, nothing on stderr.
+expect_out() {
+  local name=$1 want=$2 got rc
+  shift 2
+  got=$("$ADLAB" "$@" 2>err)
+  rc=$?
+  if [[ $rc -ne 0 ]]; then bad "$name" "exit $rc"
+  elif [[ $got != "$want" ]]; then bad "$name" "$(diff <(echo "$want") <(echo "$got"))"
+  elif [[ -s err ]]; then bad "$name" "unexpected stderr"
+  else ok; fi
+}
+
+# expect_err NAME WANT ARGS...: exit exactly 1, empty stdout, no crash, the first stderr line is
+# WANT (a prefix of it when WANT ends in "..."), has the error form, and any others are notes.
+expect_err() {
+  local name=$1 want=$2 first rc
+  shift 2
+  "$ADLAB" "$@" >out 2>err
+  rc=$?
+  first=$(head -n 1 err)
+  if [[ $rc -ne 1 ]]; then bad "$name" "exit $rc, expected 1"
+  elif crashed; then bad "$name" "crashed"
+  elif [[ -s out ]]; then bad "$name" "unexpected stdout: $(head -n 1 out)"
+  elif ! grep -qE '^([^ ]+:([0-9]+:[0-9]+:)? )?error: ' <<<"$first"; then bad "$name" "not an error line: $first"
+  elif [[ $want == *... && $first != "${want%...}"* ]]; then bad "$name" "first line: $first"
+  elif [[ $want != *... && $first != "$want" ]]; then bad "$name" "first line: $first"
+  elif tail -n +2 err | grep -qv '^  note: '; then bad "$name" "stray stderr lines"
+  else ok; fi
+}
+
+# check NAME CONDITION...: runs the condition (a command) and counts it.
+check() {
+  local name=$1
+  shift
+  if "$@"; then ok; else bad "$name"; fi
+}
+
+# --- inputs -------------------------------------------------------------------------------
+cat >dot.adl <<'EOF'
+func dot(x: f64[n], y: f64[n]) -> f64 {
+  return sum[i < n] x[i] * y[i]
+}
+EOF
+echo '[1, 2, 3]' >x.json
+echo '[4, 5, 6]' >y.json
+echo '[0.1]' >tenth.json
+echo '[3]' >three.json
+echo '[1, 2,' >malformed.json
+echo '[[1, 2], [3]]' >ragged.json
+echo '[[1, 2], [3, 4]]' >matrix.json
+echo '7' >seven.json
+# x.npy: f64[3] = [1, 2, 3] (a 128-byte v1.0 header), and a copy cut inside the data.
+hdr="{'descr': '<f8', 'fortran_order': False, 'shape': (3,), }"
+{
+  printf '\x93NUMPY\x01\x00\x76\x00%s' "$hdr"
+  printf "%$((128 - 10 - ${#hdr} - 1))s\n" ''
+  printf '\x00\x00\x00\x00\x00\x00\xf0\x3f\x00\x00\x00\x00\x00\x00\x00\x40\x00\x00\x00\x00\x00\x00\x08\x40'
+} >x.npy
+head -c 140 x.npy >truncated.npy
+cat >a.mtx <<'EOF'
+%%MatrixMarket matrix coordinate real general
+2 3 3
+1 1 2.0
+1 3 1.5
+2 2 -1.0
+EOF
+cat >spmv.adl <<'EOF'
+func spmv(A: f64[n, m] @csr, x: f64[m]) -> f64[n] {
+  return gen[i < n] sum[(j) in A[i]] A[i, j] * x[j]
+}
+EOF
+cat >two.adl <<'EOF'
+# comments and layout are not kept
+func sq(x: f64[n]) -> f64 { return sum[i<n] x[i]*x[i] }
+func twice(x: f64[n]) -> f64 {
+  let s = sq(x)
+  return (s + s) }
+EOF
+printf 'func f(x: f64[n]) -> f64 {\n  return sum[i < n] x[i] *\n}\n' >syntax.adl
+printf 'func f(x: f64[n], y: f64[m], c: bool) -> f64[n] {\n  return select(c, x, y)\n}\n' >types.adl
+printf 'func g(x: f64[n], k: i64) -> f64 {\n  return x[k]\n}\n' >access.adl
+printf 'func h[m](x: f64[n]) -> f64[m] {\n  return gen[i < m] x[0]\n}\n' >sized.adl
+
+# A manifest beside its program; a second one whose closed form for the primal is wrong.
+mkdir good wrong
+cat >good/dot.adl <<'EOF'
+func dot(x: f64[n], y: f64[n]) -> f64 {
+  return sum[i < n] x[i] * y[i]
+}
+func dot_ref(x: f64[n], y: f64[n]) -> f64 {
+  let z = gen[i < n] x[i] * y[i]
+  return sum[j < n] z[j]
+}
+func dot_wrong(x: f64[n], y: f64[n]) -> f64 {
+  return 1 + sum[i < n] x[i] * y[i]
+}
+EOF
+cp good/dot.adl wrong/dot.adl
+manifest() {
+  cat <<EOF
+{"suite": "t", "source": "cli tests", "entries": [
+  {"name": "dot", "program": "dot.adl", "function": "dot", "source": "cli tests",
+   "sizes": {"small": {"n": 3}, "full": {"n": 8}},
+   "inputs": {"x": {"value": [1, 2, 3]}, "y": {"value": [4, 5, 6]}},
+   "expected": {"primal": "$1", "primal_values": 32}}]}
+EOF
+}
+manifest dot_ref >good/manifest.json
+manifest dot_wrong >wrong/manifest.json
+
+# --- eval ---------------------------------------------------------------------------------
+expect_out "eval dot, JSON inputs" $'dot n=3\n  result 0: f64 = 32' eval dot.adl --input x=x.json --input y=y.json
+expect_out "eval dot, .npy input" $'dot n=3\n  result 0: f64 = 32' eval dot.adl --input x=x.npy --input y=y.json
+expect_out "eval spmv, .mtx input" $'spmv m=3 n=2\n  result 0: f64[2] = [6.5, -2]' \
+  eval spmv.adl --input A=a.mtx --input x=x.json
+expect_out "eval --counts" $'dot n=3\n  result 0: f64 = 32\n  ops: adds=2 muls=3 divs=0 prims=0 compares=0 (paper cost 5)' \
+  eval dot.adl --input x=x.json --input y=y.json --counts
+expect_out "eval double digits" $'dot n=1\n  result 0: f64 = 0.30000000000000004' \
+  eval dot.adl --input x=tenth.json --input y=three.json
+expect_out "eval --scalar float" $'dot n=1\n  result 0: f64 = 0.300000012' \
+  eval dot.adl --input x=tenth.json --input y=three.json --scalar float
+expect_out "eval --scalar mp50 prints more digits" \
+  $'dot n=1\n  result 0: f64 = 0.30000000000000001665334536937734810635447502136230469' \
+  eval dot.adl --input x=tenth.json --input y=three.json --scalar mp50
+expect_out "eval --size binds a free size" $'h m=2 n=3\n  result 0: f64[2] = [1, 1]' \
+  eval sized.adl --input x=x.json --size m=2
+expect_out "eval takes inputs from the manifest beside the program" $'dot n=3\n  result 0: f64 = 32' \
+  eval good/dot.adl --func dot
+
+json=$("$ADLAB" eval dot.adl --input x=x.json --input y=y.json --json 2>err | tr -d ' \n')
+for want in '"function":"dot"' '"results":[32.0]' '"sizes":{"n":3}' '"scalar":"double"' '"adds":2,' '"paper_cost":5,'; do
+  check "eval --json has $want" grep -qF "$want" <<<"$json"
+done
+"$ADLAB" eval dot.adl --input x=x.json --input y=y.json --out result.txt >out 2>err
+check "eval --out writes the file" diff result.txt <(printf 'dot n=3\n  result 0: f64 = 32\n')
+check "eval --out prints nothing" test ! -s out
+
+r1=$("$ADLAB" eval dot.adl --input x=random --input y=random --size n=5 2>err)
+r2=$("$ADLAB" eval dot.adl --input x=random --input y=random --size n=5 2>err)
+r3=$("$ADLAB" eval dot.adl --input x=random:99 --input y=random --size n=5 2>err)
+check "eval random: shape from --size" grep -qE $'^dot n=5\n  result 0: f64 = -?[0-9.]+(e-?[0-9]+)?$' -z <<<"$r1"
+check "eval random: repeatable" test "$r1" == "$r2"
+check "eval random:seed changes the input" test "$r1" != "$r3"
+
+# --- print and check-syntax ---------------------------------------------------------------
+canonical=$'func sq(x: f64[n]) -> f64 {\n  return sum[i < n] x[i] * x[i]\n}\n\nfunc twice(x: f64[n]) -> f64 {\n  let s = sq(x)\n  return s + s\n}'
+expect_out "print canonical form" "$canonical" print two.adl
+"$ADLAB" print two.adl >p1.adl 2>err && "$ADLAB" print p1.adl >p2.adl 2>>err
+check "print round trip" diff p1.adl p2.adl
+expect_out "print --func" $'func sq(x: f64[n]) -> f64 {\n  return sum[i < n] x[i] * x[i]\n}' print two.adl --func sq
+expect_out "check-syntax ok" "two.adl: ok (2 functions: sq twice)" check-syntax two.adl
+expect_out "check-syntax --quiet" "" check-syntax --quiet two.adl
+
+# --- eval-suite ---------------------------------------------------------------------------
+"$ADLAB" eval-suite good >out 2>err
+check "eval-suite OK exits 0" test $? -eq 0
+check "eval-suite OK row" grep -qE '^t/dot +OK ' out
+check "eval-suite OK summary" grep -qxF "1 entries (small sizes): 1 ok, 0 failed, 0 errors" out
+"$ADLAB" eval-suite wrong/manifest.json >out 2>err
+check "eval-suite FAIL exits 1" test $? -eq 1
+check "eval-suite FAIL row" grep -qE '^t/dot +FAIL ' out
+check "eval-suite FAIL detail" grep -qxF "    entry 0 is 32.000000, expected 33.000000" out
+check "eval-suite FAIL summary" grep -qxF "1 entries (small sizes): 0 ok, 1 failed, 0 errors" out
+
+# --- bad input ----------------------------------------------------------------------------
+expect_err "syntax error" 'syntax.adl:3:1: error: expected an expression, found `}`' eval syntax.adl --input x=x.json
+expect_err "syntax error (print)" 'syntax.adl:3:1: error: expected an expression, found `}`' print syntax.adl
+expect_err "syntax error (check-syntax)" 'syntax.adl:3:1: error: expected an expression, found `}`' check-syntax syntax.adl
+expect_err "type error in select" 'types.adl:2:10: error: the branches of select have different types: f64[n] and f64[m]' \
+  check-syntax types.adl
+expect_err "unknown function" 'dot.adl:1:1: error: no function `nope` in this file' eval dot.adl --func nope
+expect_err "missing program" 'error: cannot open program file `nofile.adl`' eval nofile.adl
+expect_err "missing input file" 'missing.json: error: cannot open file...' eval dot.adl --input x=missing.json --input y=y.json
+expect_err "malformed JSON" 'malformed.json:1:7: error: malformed JSON...' eval dot.adl --input x=malformed.json --input y=y.json
+expect_err "ragged JSON" 'ragged.json: error: ragged array at $[1]...' eval dot.adl --input x=ragged.json --input y=y.json
+expect_err "truncated .npy" "truncated.npy: error: truncated .npy data: shape [3] of '<f8' needs 3 x 8 bytes, the file has 12" \
+  eval dot.adl --input x=truncated.npy --input y=y.json
+expect_err "wrong rank" 'error: input `x` (matrix.json): expected a rank-1 tensor f64[n], the data has rank 2' \
+  eval dot.adl --input x=matrix.json --input y=y.json
+expect_err "shape mismatch between inputs" 'spmv.adl:1:30: error: shape mismatch: size `m` is 2 but parameter `x` dimension 0 gives 3' \
+  eval spmv.adl --input A=matrix.json --input x=x.json
+expect_err "out-of-range access" 'access.adl:2:10: error: index out of range: `k` = 7 is outside [0, 3) in `x[k]` (dimension 0)' \
+  eval access.adl --input x=x.json --input k=seven.json
+expect_err "missing size" 'sized.adl:1:8: error: size `m` of `h` is not bound by any parameter' eval sized.adl --input x=x.json
+check "missing size suggests --size" grep -qF -- '--size m=N' err
+expect_err "missing random size" 'error: no value for size `n` (give it with --size n=N)' eval dot.adl --input x=random --input y=random
+expect_err "missing input" 'error: missing input `y`: give --input y=PATH or --input y=random' eval dot.adl --input x=x.json
+expect_err "unknown parameter" 'error: `dot` has no parameter `z`' eval dot.adl --input x=x.json --input y=y.json --input z=y.json
+expect_err "bad --size" 'error: --size n=abc: not an integer' eval dot.adl --input x=random --input y=random --size n=abc
+expect_err "negative --size" 'error: dimension `n` is negative (-3)' eval dot.adl --input x=random --input y=random --size n=-3
+expect_err "unknown input format" 'error: input file `x.txt`: unknown format `.txt` (use .json, .npy or .mtx)' \
+  eval dot.adl --input x=x.txt --input y=y.json
+expect_err "missing suite folder" 'error: suite folder `nosuite` does not exist' eval-suite nosuite
+
+# CLI11 usage errors: non-zero exit, a message, no crash.
+for args in "frob dot.adl" "eval dot.adl --bogus" "eval dot.adl --scalar quad" "eval" ""; do
+  # shellcheck disable=SC2086
+  "$ADLAB" $args >out 2>err
+  rc=$?
+  check "usage error \`adlab $args\` exits non-zero" test $rc -ne 0
+  check "usage error \`adlab $args\` says why" test -s err
+  check "usage error \`adlab $args\` does not crash" test $rc -lt 128 -a "$(crashed && echo y)" != y
+done
+for sub in "" eval print check-syntax eval-suite; do
+  # shellcheck disable=SC2086
+  "$ADLAB" $sub --help >out 2>err
+  check "\`adlab $sub --help\` exits 0" test $? -eq 0
+  check "\`adlab $sub --help\` prints usage" grep -q 'Usage' out
+done
+
+echo "$pass passed, $fail failed"
+[[ $fail -eq 0 ]]
