@@ -7,11 +7,16 @@ namespace adlab::ad {
 
 const char* mode_name(Mode m) {
   switch (m) {
-    case Mode::Gradient: return "gradient";
-    case Mode::Vjp: return "vjp";
-    case Mode::Jvp: return "jvp";
-    case Mode::Jacobian: return "jacobian";
-    case Mode::Hvp: return "hvp";
+    case Mode::Gradient:
+      return "gradient";
+    case Mode::Vjp:
+      return "vjp";
+    case Mode::Jvp:
+      return "jvp";
+    case Mode::Jacobian:
+      return "jacobian";
+    case Mode::Hvp:
+      return "hvp";
   }
   return "?";
 }

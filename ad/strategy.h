@@ -27,7 +27,7 @@ Mode parse_mode(std::string_view s);  // throws adlab::Error
 struct Request {
   std::vector<std::string> wrt;  // parameter names; empty: every floating parameter
   Mode mode = Mode::Gradient;
-  std::string variant;           // "" = the strategy's default (`dualrev/naive` -> "naive")
+  std::string variant;  // "" = the strategy's default (`dualrev/naive` -> "naive")
 };
 
 struct Capabilities {

@@ -23,6 +23,19 @@ struct EvalArgs {
   bool json = false, counts = false;
 };
 
+bool is_random_spec(const std::string& s) {
+  return s == "random" || s.rfind("random:", 0) == 0;
+}
+
+std::uint64_t parse_seed(const std::string& name, const std::string& text) {
+  bool digits = !text.empty() && text.size() <= 19 &&
+                text.find_first_not_of("0123456789") == std::string::npos;
+  if (!digits)
+    throw Error("--input " + name + "=random:" + text +
+                ": the seed must be a non-negative integer");
+  return std::stoull(text);
+}
+
 // The manifest entry for this program and function, if a manifest.json beside it has one.
 const ir::SuiteEntry* find_entry(const std::string& file, const std::string& func,
                                  std::vector<ir::Suite>& holder) {
@@ -56,7 +69,8 @@ int run(const EvalArgs& a) {
   std::map<std::string, std::string> given;
   for (const auto& s : a.inputs) {
     auto eq = s.find('=');
-    if (eq == std::string::npos) throw Error("--input expects NAME=PATH or NAME=random[:seed], got `" + s + "`");
+    if (eq == std::string::npos)
+      throw Error("--input expects NAME=PATH or NAME=random[:seed], got `" + s + "`");
     std::string name = s.substr(0, eq);
     if (f->param_index(name) < 0) throw Error("`" + f->name + "` has no parameter `" + name + "`");
     given[name] = s.substr(eq + 1);
@@ -67,9 +81,9 @@ int run(const EvalArgs& a) {
   for (std::size_t k = 0; k < f->params.size(); ++k) {
     const std::string& name = ir::var_name(f->params[k]);
     auto it = given.find(name);
-    if (it == given.end() || it->second.rfind("random", 0) == 0) continue;
-    inputs[k] = ir::adapt_to_param(ir::read_tensor_file(it->second, f->params[k]->type.elem), f->params[k]->type,
-                                   "input `" + name + "` (" + it->second + ")");
+    if (it == given.end() || is_random_spec(it->second)) continue;
+    inputs[k] = ir::adapt_to_param(ir::read_tensor_file(it->second, f->params[k]->type.elem),
+                                   f->params[k]->type, "input `" + name + "` (" + it->second + ")");
     have[k] = true;
     const auto& dims = f->params[k]->type.dims;
     for (std::size_t d = 0; d < dims.size(); ++d)
@@ -81,12 +95,13 @@ int run(const EvalArgs& a) {
     const std::string& name = ir::var_name(f->params[k]);
     auto it = given.find(name);
     if (it == given.end() && !entry)
-      throw Error("missing input `" + name + "`: give --input " + name + "=PATH or --input " + name + "=random");
+      throw Error("missing input `" + name + "`: give --input " + name + "=PATH or --input " +
+                  name + "=random");
     std::uint64_t seed = entry ? entry->seed + k : 1 + k;
-    if (it != given.end() && it->second.size() > 7 && it->second[6] == ':') seed = std::stoull(it->second.substr(7));
-    else if (it != given.end() && it->second != "random")
-      throw Error("--input " + name + "=" + it->second + ": expected a file path or random[:seed]");
-    nlohmann::json spec = entry && entry->inputs.contains(name) ? entry->inputs[name] : ir::default_spec(*f, k);
+    if (it != given.end() && it->second.rfind("random:", 0) == 0)
+      seed = parse_seed(name, it->second.substr(7));
+    nlohmann::json spec =
+        entry && entry->inputs.contains(name) ? entry->inputs[name] : ir::default_spec(*f, k);
     inputs[k] = ir::generate_input(*f, k, spec, sizes, seed, entry ? entry->dir : ".");
   }
 
@@ -97,7 +112,8 @@ int run(const EvalArgs& a) {
   for (const auto& t : inputs) in.push_back(ir::convert_scalar<T>(t));
   auto t0 = std::chrono::steady_clock::now();
   auto out = interp.run_tensors(*f, in);
-  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   auto bound = interp.bound_sizes(*f);
 
   std::ostringstream text;
@@ -110,8 +126,8 @@ int run(const EvalArgs& a) {
     j["results"] = nlohmann::json::array();
     for (const auto& t : out) j["results"].push_back(result_json(ir::convert_scalar<double>(t)));
     const auto& c = interp.counts();
-    j["ops"] = {{"adds", c.adds}, {"muls", c.muls}, {"divs", c.divs}, {"prims", c.prims},
-                {"compares", c.compares}, {"paper_cost", c.paper_cost()}};
+    j["ops"] = {{"adds", c.adds},   {"muls", c.muls},         {"divs", c.divs},
+                {"prims", c.prims}, {"compares", c.compares}, {"paper_cost", c.paper_cost()}};
     j["time_ms"] = ms;
     text << j.dump(2) << "\n";
   } else {
@@ -122,7 +138,9 @@ int run(const EvalArgs& a) {
     for (std::size_t k = 0; k < out.size(); ++k)
       text << "  result " << k << ": " << type_of(ir::convert_scalar<double>(out[k])) << " = "
            << format_tensor(out[k], digits) << "\n";
-    if (a.counts) text << "  ops: " << interp.counts().str() << " (paper cost " << interp.counts().paper_cost() << ")\n";
+    if (a.counts)
+      text << "  ops: " << interp.counts().str() << " (paper cost " << interp.counts().paper_cost()
+           << ")\n";
   }
   if (a.out.empty()) {
     std::cout << text.str();
@@ -151,9 +169,12 @@ void add_eval(CLI::App& app, int& status) {
   cmd->add_option("--out", a.out, "write the output to FILE instead of stdout");
   cmd->add_flag("--counts", a.counts, "print the operation counts (paper 000 cost model)");
   cmd->callback([&status] {
-    if (a.scalar == "float") status = run<float>(a);
-    else if (a.scalar == "mp50") status = run<ir::mp50>(a);
-    else status = run<double>(a);
+    if (a.scalar == "float")
+      status = run<float>(a);
+    else if (a.scalar == "mp50")
+      status = run<ir::mp50>(a);
+    else
+      status = run<double>(a);
   });
 }
 

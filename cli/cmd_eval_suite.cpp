@@ -34,10 +34,12 @@ bool all_finite(const ir::Tensor& t) {
   return true;
 }
 
-// Compares a result against an expected closed form, scaled by the magnitude (tolerance from the manifest).
+// Compares a result against an expected closed form, scaled by the magnitude (tolerance from the
+// manifest).
 std::string compare(const ir::Tensor& got_any, const ir::Tensor& want_any, double tol) {
   if (got_any.shape != want_any.shape) return "shape differs from the expected closed form";
-  if (got_any.storage != want_any.storage && got_any.storage != ir::Storage::Dense && want_any.storage != ir::Storage::Dense)
+  if (got_any.storage != want_any.storage && got_any.storage != ir::Storage::Dense &&
+      want_any.storage != ir::Storage::Dense)
     return "storage differs from the expected closed form";
   ir::Tensor got = ir::to_dense(got_any), want = ir::to_dense(want_any);
   for (std::size_t k = 0; k < got.values.size() && k < want.values.size(); ++k) {
@@ -71,8 +73,9 @@ Row run_entry(const ir::SuiteEntry& e, const std::string& size_set) {
         r.detail = compare(out[k], want[k], e.tolerance);
     }
     if (e.expected.contains("primal_values") && out.size() == 1 && r.detail.empty()) {
-      ir::Tensor want = ir::adapt_to_param(ir::tensor_from_json(e.expected["primal_values"]),
-                                           f->results[0]->type, e.id() + ": expected.primal_values");
+      ir::Tensor want =
+          ir::adapt_to_param(ir::tensor_from_json(e.expected["primal_values"]), f->results[0]->type,
+                             e.id() + ": expected.primal_values");
       r.detail = compare(out[0], want, e.tolerance);
     }
     // Other closed forms (expected gradients) must at least evaluate on the same inputs.
@@ -80,7 +83,8 @@ Row run_entry(const ir::SuiteEntry& e, const std::string& size_set) {
       if (kind == "primal" || !fn.is_string()) continue;
       auto g = m.find(fn.get<std::string>());
       if (!g) {
-        r.detail = "expected." + kind + " names `" + fn.get<std::string>() + "`, which the file does not define";
+        r.detail = "expected." + kind + " names `" + fn.get<std::string>() +
+                   "`, which the file does not define";
         break;
       }
       if (g->params.size() != f->params.size()) continue;
@@ -102,8 +106,8 @@ Row run_entry(const ir::SuiteEntry& e, const std::string& size_set) {
 void add_eval_suite(CLI::App& app, int& status) {
   static std::string root = "suites", sizes = "small", out, filter;
   static bool json = false;
-  auto* cmd = app.add_subcommand("eval-suite",
-                                 "Parse, type-check and evaluate every suite entry with the interpreter");
+  auto* cmd = app.add_subcommand(
+      "eval-suite", "Parse, type-check and evaluate every suite entry with the interpreter");
   cmd->add_option("PATH", root, "suite folder or manifest.json (default: suites)");
   cmd->add_option("--sizes", sizes, "size set from the manifests: small (default) or full");
   cmd->add_option("--filter", filter, "only entries whose suite/name contains this text");
@@ -118,7 +122,9 @@ void add_eval_suite(CLI::App& app, int& status) {
     bool tty = isatty(STDERR_FILENO);
     std::vector<Row> rows;
     for (std::size_t k = 0; k < entries.size(); ++k) {
-      if (tty) std::cerr << "\r[" << k + 1 << "/" << entries.size() << "] " << std::left << std::setw(60) << entries[k]->id() << std::flush;
+      if (tty)
+        std::cerr << "\r[" << k + 1 << "/" << entries.size() << "] " << std::left << std::setw(60)
+                  << entries[k]->id() << std::flush;
       rows.push_back(run_entry(*entries[k], sizes));
     }
     if (tty) std::cerr << "\r" << std::string(80, ' ') << "\r";
@@ -130,23 +136,32 @@ void add_eval_suite(CLI::App& app, int& status) {
       j["sizes"] = sizes;
       j["entries"] = nlohmann::json::array();
       for (const auto& r : rows)
-        j["entries"].push_back({{"id", r.id}, {"status", r.status}, {"detail", r.detail},
-                                {"time_ms", r.ms}, {"ops", r.ops}, {"closed_forms", r.extra_functions}});
+        j["entries"].push_back({{"id", r.id},
+                                {"status", r.status},
+                                {"detail", r.detail},
+                                {"time_ms", r.ms},
+                                {"ops", r.ops},
+                                {"closed_forms", r.extra_functions}});
       j["summary"] = tally;
       text << j.dump(2) << "\n";
     } else {
       text << std::left << std::setw(48) << "entry" << std::setw(7) << "status" << std::right
-           << std::setw(12) << "ops" << std::setw(11) << "ms" << "\n";
+           << std::setw(12) << "ops" << std::setw(11) << "ms"
+           << "\n";
       for (const auto& r : rows) {
         text << std::left << std::setw(48) << r.id << std::setw(7) << r.status << std::right
-             << std::setw(12) << r.ops << std::setw(11) << std::fixed << std::setprecision(2) << r.ms << "\n";
+             << std::setw(12) << r.ops << std::setw(11) << std::fixed << std::setprecision(2)
+             << r.ms << "\n";
         if (!r.detail.empty()) text << "    " << r.detail << "\n";
       }
-      text << "\n" << rows.size() << " entries (" << sizes << " sizes): " << tally["OK"] << " ok, "
+      text << "\n"
+           << rows.size() << " entries (" << sizes << " sizes): " << tally["OK"] << " ok, "
            << tally["FAIL"] << " failed, " << tally["ERROR"] << " errors\n";
     }
-    if (out.empty()) std::cout << text.str();
-    else std::ofstream(out) << text.str();
+    if (out.empty())
+      std::cout << text.str();
+    else
+      std::ofstream(out) << text.str();
     status = rows.empty() || tally["OK"] != static_cast<int>(rows.size()) ? 1 : 0;
   });
 }

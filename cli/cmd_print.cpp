@@ -8,26 +8,31 @@
 namespace adlab::cli {
 
 void add_print(CLI::App& app, int& status) {
-  auto* cmd = app.add_subcommand("print", "Parse, type-check and print a program in canonical form");
+  auto* cmd =
+      app.add_subcommand("print", "Parse, type-check and print a program in canonical form");
   static std::string file, func;
   cmd->add_option("FILE", file, "program (.adl)")->required();
   cmd->add_option("--func", func, "print only this function");
   cmd->callback([&status] {
     ir::Module m = ir::parse_file(file);
-    if (func.empty()) ir::print_module(std::cout, m);
-    else ir::print_function(std::cout, *m.entry(func));
+    if (func.empty())
+      ir::print_module(std::cout, m);
+    else
+      ir::print_function(std::cout, *m.entry(func));
     status = 0;
   });
 }
 
 void add_check_syntax(CLI::App& app, int& status) {
-  auto* cmd = app.add_subcommand("check-syntax", "Parse and type-check a program; print nothing on success");
+  auto* cmd = app.add_subcommand("check-syntax",
+                                 "Parse and type-check a program; print nothing on success");
   static std::string file;
   static bool quiet = false;
   cmd->add_option("FILE", file, "program (.adl)")->required();
   cmd->add_flag("--quiet,-q", quiet, "no output on success");
   cmd->callback([&status] {
     ir::Module m = ir::parse_file(file);
+    m.entry("");  // a file without functions is an error, as for eval
     if (!quiet) {
       std::cout << file << ": ok (" << m.functions.size() << " function"
                 << (m.functions.size() == 1 ? "" : "s") << ":";

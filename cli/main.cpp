@@ -1,5 +1,6 @@
 // The `adlab` command: eval, print, check-syntax, eval-suite (DESIGN 8).
 #include <iostream>
+#include <new>
 
 #include "cli/commands.h"
 #include "ir/error.h"
@@ -24,6 +25,9 @@ int main(int argc, char** argv) {
   } catch (const adlab::InternalError& e) {
     std::cerr << e.what() << "\n(this is a bug in adlab; please report it)\n";
     return 2;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "error: out of memory (are the sizes of the program or its inputs too large?)\n";
+    return 1;
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 1;

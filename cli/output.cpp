@@ -13,9 +13,12 @@ namespace adlab::cli {
 namespace {
 template <class T>
 void put(std::ostream& os, const ir::BasicTensor<T>& t, std::size_t k) {
-  if (ir::is_float(t.elem)) os << t.values[k];
-  else if (t.elem == ir::ElemType::Bool) os << (t.ints[k] ? "true" : "false");
-  else os << t.ints[k];
+  if (ir::is_float(t.elem))
+    os << t.values[k];
+  else if (t.elem == ir::ElemType::Bool)
+    os << (t.ints[k] ? "true" : "false");
+  else
+    os << t.ints[k];
 }
 
 template <class T>
@@ -60,8 +63,12 @@ template std::string format_tensor(const ir::BasicTensor<double>&, int);
 template std::string format_tensor(const ir::BasicTensor<float>&, int);
 template std::string format_tensor(const ir::BasicTensor<ir::mp50>&, int);
 
-nlohmann::json result_json(const ir::Tensor& t) { return ir::tensor_to_json(t); }
+nlohmann::json result_json(const ir::Tensor& t) {
+  return ir::tensor_to_json(t);
+}
 
-std::string type_of(const ir::Tensor& t) { return ir::type_str(t.elem, t.storage, t.shape); }
+std::string type_of(const ir::Tensor& t) {
+  return ir::type_str(t.elem, t.storage, t.shape);
+}
 
 }  // namespace adlab::cli

@@ -68,7 +68,9 @@ std::optional<Affine> to_affine(Expr e, bool opaque_atoms) {
   return atom();
 }
 
-bool is_affine(Expr e) { return to_affine(e, false).has_value(); }
+bool is_affine(Expr e) {
+  return to_affine(e, false).has_value();
+}
 
 bool provably_equal(Expr a, Expr b) {
   if (a == b) return true;

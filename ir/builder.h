@@ -14,9 +14,9 @@
 namespace adlab::ir::dsl {
 
 // ---- leaves ----
-Expr num(double v);                 // an untyped number: i64 or f64 as its use needs
-Expr lit(double v);                 // an f64 constant
-Expr ilit(std::int64_t v);          // an i64 constant
+Expr num(double v);                   // an untyped number: i64 or f64 as its use needs
+Expr lit(double v);                   // an f64 constant
+Expr ilit(std::int64_t v);            // an i64 constant
 Expr index(const std::string& name);  // an i64 index variable (bind it with gen/sum/...)
 Expr f64(const std::string& name, std::vector<Expr> dims = {}, Storage s = Storage::Dense);
 Expr i64(const std::string& name, std::vector<Expr> dims = {});
@@ -71,7 +71,9 @@ Expr select(Expr cond, Expr a, Expr b);
 struct Bracket {
   Expr pred;
 };
-inline Bracket iverson(Expr p) { return Bracket{p}; }
+inline Bracket iverson(Expr p) {
+  return Bracket{p};
+}
 Expr operator*(Bracket b, Expr e);
 Expr exists(std::pair<Expr, Expr> var_bound, Expr pred);
 Expr nz(Expr tensor, std::vector<Expr> indices);

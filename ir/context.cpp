@@ -71,7 +71,8 @@ void Context::add_position(Expr e, const SourcePos& pos) {
   std::lock_guard lock(mutex_);
   auto& v = positions_[e.get()];
   for (const auto& p : v)
-    if (p.line == pos.line && p.col == pos.col && p.source == pos.source && p.file == pos.file) return;
+    if (p.line == pos.line && p.col == pos.col && p.source == pos.source && p.file == pos.file)
+      return;
   v.push_back(pos);
 }
 
@@ -129,14 +130,20 @@ std::uint32_t Context::num_vars() const {
   return next_var_id_;
 }
 
-ContextScope::ContextScope(Context& ctx) : previous_(tls_current) { tls_current = &ctx; }
-ContextScope::~ContextScope() { tls_current = previous_; }
+ContextScope::ContextScope(Context& ctx) : previous_(tls_current) {
+  tls_current = &ctx;
+}
+ContextScope::~ContextScope() {
+  tls_current = previous_;
+}
 
 Expr at_pos(Expr e, const SourcePos& pos) {
   Context::current().add_position(e, pos);
   return e;
 }
 
-SourcePos pos_of(Expr e, std::uint32_t source) { return Context::current().position(e, source); }
+SourcePos pos_of(Expr e, std::uint32_t source) {
+  return Context::current().position(e, source);
+}
 
 }  // namespace adlab::ir

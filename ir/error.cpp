@@ -28,7 +28,9 @@ namespace detail {
 CheckFailure::CheckFailure(const char* file, int line, const char* cond) {
   out_ << file << ":" << line << ": internal error: check failed: " << cond << ": ";
 }
-CheckFailure::~CheckFailure() noexcept(false) { throw InternalError(out_.str()); }
+CheckFailure::~CheckFailure() noexcept(false) {
+  throw InternalError(out_.str());
+}
 }  // namespace detail
 
 }  // namespace adlab

@@ -18,7 +18,8 @@ struct SourcePos {
   std::string str() const;  // "file:line:col" (or "line:col" without a file)
 };
 
-// A user error: bad program, shape, data, index or solver result. Printed "file:line:col: error: msg".
+// A user error: bad program, shape, data, index or solver result. Printed "file:line:col: error:
+// msg".
 class Error : public std::runtime_error {
  public:
   Error(SourcePos pos, std::string message, std::vector<std::string> notes = {});

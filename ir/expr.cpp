@@ -13,16 +13,22 @@ namespace adlab::ir {
 
 namespace {
 
-[[noreturn]] void type_error(const std::string& msg) { throw Error(msg); }
+[[noreturn]] void type_error(const std::string& msg) {
+  throw Error(msg);
+}
 
 Expr intern(NodeKey key, const std::function<std::unique_ptr<ExprNode>()>& construct) {
   return Context::current().intern(std::move(key), construct);
 }
 
-bool is_numeric_scalar(const Type& t) { return t.is_scalar() && t.elem != ElemType::Bool; }
+bool is_numeric_scalar(const Type& t) {
+  return t.is_scalar() && t.elem != ElemType::Bool;
+}
 
 // An operand that must be a scalar of a definite type: flexible literals default to `elem`.
-Expr fix(Expr e, ElemType elem) { return e->flexible ? coerce_flexible(e, elem) : e; }
+Expr fix(Expr e, ElemType elem) {
+  return e->flexible ? coerce_flexible(e, elem) : e;
+}
 
 void require_index(Expr e, const char* what) {
   if (!e->type.is_index())
@@ -40,8 +46,7 @@ void require_bool(Expr e, const char* what) {
 void unify_scalars(Expr& a, Expr& b, const char* op) {
   if (!a->type.is_scalar() || !b->type.is_scalar())
     type_error(std::string("operator ") + op + " needs scalar operands, found " +
-               type_str(a->type) + " and " + type_str(b->type) +
-               " (build tensors with gen)");
+               type_str(a->type) + " and " + type_str(b->type) + " (build tensors with gen)");
   if (a->flexible && !b->flexible) a = coerce_flexible(a, b->type.elem);
   if (b->flexible && !a->flexible) b = coerce_flexible(b, a->type.elem);
   if (a->type.elem != b->type.elem)
@@ -51,7 +56,8 @@ void unify_scalars(Expr& a, Expr& b, const char* op) {
 
 void check_domain(Domain& d, bool allow_stored) {
   if (d.is_stored()) {
-    if (!allow_stored) type_error("this construct iterates a rectangular domain, not stored entries");
+    if (!allow_stored)
+      type_error("this construct iterates a rectangular domain, not stored entries");
     const Type& st = d.source->type;
     if (st.is_tuple()) type_error("stored-entry iteration needs a tensor, found a tuple");
     if (d.prefix.size() + d.vars.size() != st.rank())
@@ -158,8 +164,8 @@ Expr Binary::make(BinaryOp op, Expr a, Expr b) {
   k.add(a);
   k.add(b);
   k.ints = {static_cast<std::int64_t>(op)};
-  k.flexible = a->flexible && b->flexible && !is_comparison(op) && op != BinaryOp::And &&
-               op != BinaryOp::Or;
+  k.flexible =
+      a->flexible && b->flexible && !is_comparison(op) && op != BinaryOp::And && op != BinaryOp::Or;
   return intern(k, [&] { return std::make_unique<Binary>(t, op, a, b); });
 }
 
@@ -329,7 +335,8 @@ Expr Scan::make(ReduceOp op, Domain dom, Expr body) {
 Expr Loop::make(Domain dom, std::vector<Expr> state, std::vector<Expr> init, Expr body) {
   check_domain(dom, false);
   if (dom.vars.size() != 1) type_error("loop takes exactly one index");
-  if (state.empty() || state.size() != init.size()) type_error("loop needs state = initial value pairs");
+  if (state.empty() || state.size() != init.size())
+    type_error("loop needs state = initial value pairs");
   std::vector<Type> ts;
   for (std::size_t k = 0; k < state.size(); ++k) {
     init[k] = fix(init[k], state[k]->type.elem);
@@ -359,7 +366,8 @@ Expr Scatter::make(Domain dom, Type result, std::vector<Expr> at, Expr value) {
     type_error("a sparse (@coo) scatter result must be floating (f64 or f32)");
   if (at.size() != result.rank())
     type_error("scatter into a rank-" + std::to_string(result.rank()) + " tensor needs " +
-               std::to_string(result.rank()) + " indices in `at`, found " + std::to_string(at.size()));
+               std::to_string(result.rank()) + " indices in `at`, found " +
+               std::to_string(at.size()));
   for (auto& a : at) {
     a = fix(a, ElemType::I64);
     require_index(a, "a scatter index");
@@ -413,7 +421,8 @@ Expr Tuple::make(std::vector<Expr> elems) {
 
 Expr Proj::make(Expr tuple, int index) {
   const Type& tt = tuple->type;
-  if (!tt.is_tuple()) type_error("`." + std::to_string(index) + "` needs a tuple, found " + type_str(tt));
+  if (!tt.is_tuple())
+    type_error("`." + std::to_string(index) + "` needs a tuple, found " + type_str(tt));
   if (index < 0 || index >= static_cast<int>(tt.fields.size()))
     type_error("tuple of " + std::to_string(tt.fields.size()) + " fields has no field " +
                std::to_string(index));
@@ -429,8 +438,8 @@ Expr Proj::make(Expr tuple, int index) {
 Expr Call::make(std::shared_ptr<const Function> callee, std::vector<Expr> args) {
   const Function& f = *callee;
   if (args.size() != f.params.size())
-    type_error("`" + f.name + "` takes " + std::to_string(f.params.size()) + " argument(s), found " +
-               std::to_string(args.size()));
+    type_error("`" + f.name + "` takes " + std::to_string(f.params.size()) +
+               " argument(s), found " + std::to_string(args.size()));
   // Unify the callee's sizes with the argument shapes (its sizes are renamed apart by binding).
   SubstMap sizes;
   for (std::size_t k = 0; k < args.size(); ++k) {

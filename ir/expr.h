@@ -1,4 +1,5 @@
-// IR expression nodes: immutable, hash-consed per Context, typed locally by make() (DESIGN 2.2, 2.4).
+// IR expression nodes: immutable, hash-consed per Context, typed locally by make()
+// (DESIGN 2.2, 2.4).
 #pragma once
 
 #include <cstddef>
@@ -58,7 +59,9 @@ struct Type {
   static Type tensor(ElemType e, std::vector<Expr> dims, Storage s = Storage::Dense) {
     return Type{std::move(dims), e, {}, s};
   }
-  static Type tuple(std::vector<Type> fields) { return Type{{}, ElemType::F64, std::move(fields), Storage::Dense}; }
+  static Type tuple(std::vector<Type> fields) {
+    return Type{{}, ElemType::F64, std::move(fields), Storage::Dense};
+  }
 
   bool is_tuple() const { return !fields.empty(); }
   bool is_scalar() const { return dims.empty() && fields.empty(); }
@@ -78,11 +81,28 @@ struct Type {
 enum class UnaryOp : std::uint8_t { Neg, Not };
 enum class BinaryOp : std::uint8_t { Add, Sub, Mul, Div, Mod, Lt, Le, Gt, Ge, Eq, Ne, And, Or };
 enum class PrimOp : std::uint8_t {
-  Exp, Log, Log1p, Expm1, Sin, Cos, Tan, Tanh, Sigmoid, Sqrt, Abs, Lgamma,  // unary smooth
-  Floor, Round,                                                            // float -> float
-  Pow, Min, Max,                                                           // binary
-  Band, Bxor,                                                              // integer only
-  ToF64, ToF32, ToI64                                                      // conversions
+  Exp,
+  Log,
+  Log1p,
+  Expm1,
+  Sin,
+  Cos,
+  Tan,
+  Tanh,
+  Sigmoid,
+  Sqrt,
+  Abs,
+  Lgamma,  // unary smooth
+  Floor,
+  Round,  // float -> float
+  Pow,
+  Min,
+  Max,  // binary
+  Band,
+  Bxor,  // integer only
+  ToF64,
+  ToF32,
+  ToI64  // conversions
 };
 enum class ReduceOp : std::uint8_t { Sum, Prod, Max, Min };
 
@@ -98,8 +118,9 @@ struct ExprNode {
   NodeKind kind;
   Type type;
   std::size_t hash = 0;
-  std::uint32_t id = 0;   // creation order in its Context (dense; used for slots)
-  bool flexible = false;  // built only from untyped numeric literals: its element type adapts to use
+  std::uint32_t id = 0;  // creation order in its Context (dense; used for slots)
+  bool flexible =
+      false;  // built only from untyped numeric literals: its element type adapts to use
   ExprNode(NodeKind k, Type t) : kind(k), type(std::move(t)) {}
   virtual ~ExprNode() = default;
   ExprNode(const ExprNode&) = delete;
@@ -178,7 +199,8 @@ struct Exists : ExprNode {
   Domain dom;
   Expr pred;
   static Expr make(Domain dom, Expr pred);
-  Exists(Type t, Domain d, Expr p) : ExprNode(NodeKind::Exists, std::move(t)), dom(std::move(d)), pred(p) {}
+  Exists(Type t, Domain d, Expr p)
+      : ExprNode(NodeKind::Exists, std::move(t)), dom(std::move(d)), pred(p) {}
 };
 
 // nz(A, i, j): whether (i, j) is a stored entry of the sparse tensor A.
@@ -204,7 +226,8 @@ struct Gen : ExprNode {
   Domain dom;
   Expr body;
   static Expr make(Domain dom, Expr body);
-  Gen(Type t, Domain d, Expr b) : ExprNode(NodeKind::Gen, std::move(t)), dom(std::move(d)), body(b) {}
+  Gen(Type t, Domain d, Expr b)
+      : ExprNode(NodeKind::Gen, std::move(t)), dom(std::move(d)), body(b) {}
 };
 
 // sum/max/min[...] body over a rectangular or stored-entry domain; body is a scalar.
@@ -237,8 +260,11 @@ struct Loop : ExprNode {
   Expr body;
   static Expr make(Domain dom, std::vector<Expr> state, std::vector<Expr> init, Expr body);
   Loop(Type t, Domain d, std::vector<Expr> s, std::vector<Expr> i, Expr b)
-      : ExprNode(NodeKind::Loop, std::move(t)), dom(std::move(d)), state(std::move(s)),
-        init(std::move(i)), body(b) {}
+      : ExprNode(NodeKind::Loop, std::move(t)),
+        dom(std::move(d)),
+        state(std::move(s)),
+        init(std::move(i)),
+        body(b) {}
 };
 
 // scatter[dom] to TYPE at (at...) add value: a zero tensor of TYPE plus every contribution.
@@ -252,7 +278,8 @@ struct Scatter : ExprNode {
       : ExprNode(NodeKind::Scatter, std::move(t)), dom(std::move(d)), at(std::move(a)), value(v) {}
 };
 
-// let x = value; body  (or let (x, y) = value; body to destructure a tuple). Strict, evaluated once.
+// let x = value; body  (or let (x, y) = value; body to destructure a tuple). Strict, evaluated
+// once.
 struct Let : ExprNode {
   std::vector<Expr> vars;
   Expr value, body;
@@ -265,7 +292,8 @@ struct Let : ExprNode {
 struct Tuple : ExprNode {
   std::vector<Expr> elems;
   static Expr make(std::vector<Expr> elems);
-  Tuple(Type t, std::vector<Expr> es) : ExprNode(NodeKind::Tuple, std::move(t)), elems(std::move(es)) {}
+  Tuple(Type t, std::vector<Expr> es)
+      : ExprNode(NodeKind::Tuple, std::move(t)), elems(std::move(es)) {}
 };
 
 // e.k: the k-th field of a tuple (of an array of tuples: the array of k-th fields).
@@ -288,8 +316,9 @@ struct Call : ExprNode {
 template <class T>
 const T* Expr::as() const {
   if (!node_) return nullptr;
-#define ADLAB_NODE(N) \
-  if constexpr (std::is_same_v<T, N>) return node_->kind == NodeKind::N ? static_cast<const N*>(node_) : nullptr;
+#define ADLAB_NODE(N)                 \
+  if constexpr (std::is_same_v<T, N>) \
+    return node_->kind == NodeKind::N ? static_cast<const N*>(node_) : nullptr;
 #include "ir/node_kinds.def"
   return nullptr;
 }

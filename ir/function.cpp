@@ -20,15 +20,24 @@ bool same_modulo_callees(Expr a, Expr b) {
     if (!same_modulo_callees(xa[k], xb[k])) return false;
   // Children agree (modulo callees); the node's own attributes must agree too.
   switch (a->kind) {
-    case NodeKind::Literal: return a.as<Literal>()->value == b.as<Literal>()->value && a->flexible == b->flexible;
-    case NodeKind::Var: return a.as<Var>()->name == b.as<Var>()->name;
-    case NodeKind::Unary: return a.as<Unary>()->op == b.as<Unary>()->op;
-    case NodeKind::Binary: return a.as<Binary>()->op == b.as<Binary>()->op;
-    case NodeKind::Prim: return a.as<Prim>()->op == b.as<Prim>()->op;
-    case NodeKind::Reduce: return a.as<Reduce>()->op == b.as<Reduce>()->op;
-    case NodeKind::Scan: return a.as<Scan>()->op == b.as<Scan>()->op;
-    case NodeKind::Proj: return a.as<Proj>()->index == b.as<Proj>()->index;
-    default: return true;
+    case NodeKind::Literal:
+      return a.as<Literal>()->value == b.as<Literal>()->value && a->flexible == b->flexible;
+    case NodeKind::Var:
+      return a.as<Var>()->name == b.as<Var>()->name;
+    case NodeKind::Unary:
+      return a.as<Unary>()->op == b.as<Unary>()->op;
+    case NodeKind::Binary:
+      return a.as<Binary>()->op == b.as<Binary>()->op;
+    case NodeKind::Prim:
+      return a.as<Prim>()->op == b.as<Prim>()->op;
+    case NodeKind::Reduce:
+      return a.as<Reduce>()->op == b.as<Reduce>()->op;
+    case NodeKind::Scan:
+      return a.as<Scan>()->op == b.as<Scan>()->op;
+    case NodeKind::Proj:
+      return a.as<Proj>()->index == b.as<Proj>()->index;
+    default:
+      return true;
   }
 }
 
@@ -79,7 +88,8 @@ FunctionPtr Module::entry(const std::string& name) const {
   if (auto f = find(name)) return f;
   std::string have;
   for (const auto& f : functions) have += (have.empty() ? "" : ", ") + f->name;
-  throw Error(SourcePos{file, 1, 1}, "no function `" + name + "` in this file", {"it defines: " + have});
+  throw Error(SourcePos{file, 1, 1}, "no function `" + name + "` in this file",
+              {"it defines: " + have});
 }
 
 }  // namespace adlab::ir

@@ -1,4 +1,5 @@
-// Functions and modules: size parameters + parameters + let-bound statements + results (DESIGN 2.4).
+// Functions and modules: size parameters + parameters + let-bound statements + results
+// (DESIGN 2.4).
 #pragma once
 
 #include <memory>
@@ -22,7 +23,7 @@ struct Function {
   std::vector<Expr> sizes;           // every size: declared, then those bound by parameter shapes
   std::vector<Expr> params;          // Var nodes carrying their types
   std::vector<Stmt> stmts;
-  std::vector<Expr> results;         // one per result; several when the result type is a tuple
+  std::vector<Expr> results;  // one per result; several when the result type is a tuple
   Type result_type;
   SourcePos pos;
   SourcePos result_pos;  // of the returned expression

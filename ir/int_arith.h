@@ -1,4 +1,5 @@
-// Integer arithmetic of index expressions: floor division and modulo (SYNTAX.md "Index expressions").
+// Integer arithmetic of index expressions: floor division and modulo (SYNTAX.md "Index
+// expressions").
 #pragma once
 
 #include <cstdint>
@@ -11,9 +12,12 @@ namespace adlab::ir {
 // (callers report a non-positive divisor with their own position).
 inline std::int64_t int_arith(BinaryOp op, std::int64_t x, std::int64_t y) {
   switch (op) {
-    case BinaryOp::Add: return x + y;
-    case BinaryOp::Sub: return x - y;
-    case BinaryOp::Mul: return x * y;
+    case BinaryOp::Add:
+      return x + y;
+    case BinaryOp::Sub:
+      return x - y;
+    case BinaryOp::Mul:
+      return x * y;
     case BinaryOp::Div:
     case BinaryOp::Mod: {
       std::int64_t q = x / y, m = x % y;
@@ -23,7 +27,8 @@ inline std::int64_t int_arith(BinaryOp op, std::int64_t x, std::int64_t y) {
       }
       return op == BinaryOp::Div ? q : m;
     }
-    default: return 0;
+    default:
+      return 0;
   }
 }
 

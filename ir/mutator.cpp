@@ -57,7 +57,9 @@ Domain Mutator::mutate_domain(const Domain& d) {
   return r;
 }
 
-Expr Mutator::mutate_node(const Literal&, Expr self) { return self; }
+Expr Mutator::mutate_node(const Literal&, Expr self) {
+  return self;
+}
 
 Expr Mutator::mutate_node(const Var& n, Expr self) {
   Type t = mutate_type(n.type);

@@ -24,7 +24,8 @@ Type Type::element() const {
 
 Type Type::drop_dims(std::size_t k) const {
   Type t = *this;
-  t.dims.erase(t.dims.begin(), t.dims.begin() + static_cast<std::ptrdiff_t>(std::min(k, dims.size())));
+  t.dims.erase(t.dims.begin(),
+               t.dims.begin() + static_cast<std::ptrdiff_t>(std::min(k, dims.size())));
   if (k > 0) t.storage = Storage::Dense;
   return t;
 }
@@ -40,61 +41,102 @@ std::size_t Type::hash() const {
   return h;
 }
 
-const char* op_name(UnaryOp op) { return op == UnaryOp::Neg ? "-" : "!"; }
+const char* op_name(UnaryOp op) {
+  return op == UnaryOp::Neg ? "-" : "!";
+}
 
 const char* op_name(BinaryOp op) {
   switch (op) {
-    case BinaryOp::Add: return "+";
-    case BinaryOp::Sub: return "-";
-    case BinaryOp::Mul: return "*";
-    case BinaryOp::Div: return "/";
-    case BinaryOp::Mod: return "%";
-    case BinaryOp::Lt: return "<";
-    case BinaryOp::Le: return "<=";
-    case BinaryOp::Gt: return ">";
-    case BinaryOp::Ge: return ">=";
-    case BinaryOp::Eq: return "==";
-    case BinaryOp::Ne: return "!=";
-    case BinaryOp::And: return "&&";
-    case BinaryOp::Or: return "||";
+    case BinaryOp::Add:
+      return "+";
+    case BinaryOp::Sub:
+      return "-";
+    case BinaryOp::Mul:
+      return "*";
+    case BinaryOp::Div:
+      return "/";
+    case BinaryOp::Mod:
+      return "%";
+    case BinaryOp::Lt:
+      return "<";
+    case BinaryOp::Le:
+      return "<=";
+    case BinaryOp::Gt:
+      return ">";
+    case BinaryOp::Ge:
+      return ">=";
+    case BinaryOp::Eq:
+      return "==";
+    case BinaryOp::Ne:
+      return "!=";
+    case BinaryOp::And:
+      return "&&";
+    case BinaryOp::Or:
+      return "||";
   }
   return "?";
 }
 
 const char* op_name(PrimOp op) {
   switch (op) {
-    case PrimOp::Exp: return "exp";
-    case PrimOp::Log: return "log";
-    case PrimOp::Log1p: return "log1p";
-    case PrimOp::Expm1: return "expm1";
-    case PrimOp::Sin: return "sin";
-    case PrimOp::Cos: return "cos";
-    case PrimOp::Tan: return "tan";
-    case PrimOp::Tanh: return "tanh";
-    case PrimOp::Sigmoid: return "sigmoid";
-    case PrimOp::Sqrt: return "sqrt";
-    case PrimOp::Abs: return "abs";
-    case PrimOp::Lgamma: return "lgamma";
-    case PrimOp::Floor: return "floor";
-    case PrimOp::Round: return "round";
-    case PrimOp::Pow: return "pow";
-    case PrimOp::Min: return "min";
-    case PrimOp::Max: return "max";
-    case PrimOp::Band: return "band";
-    case PrimOp::Bxor: return "bxor";
-    case PrimOp::ToF64: return "f64";
-    case PrimOp::ToF32: return "f32";
-    case PrimOp::ToI64: return "i64";
+    case PrimOp::Exp:
+      return "exp";
+    case PrimOp::Log:
+      return "log";
+    case PrimOp::Log1p:
+      return "log1p";
+    case PrimOp::Expm1:
+      return "expm1";
+    case PrimOp::Sin:
+      return "sin";
+    case PrimOp::Cos:
+      return "cos";
+    case PrimOp::Tan:
+      return "tan";
+    case PrimOp::Tanh:
+      return "tanh";
+    case PrimOp::Sigmoid:
+      return "sigmoid";
+    case PrimOp::Sqrt:
+      return "sqrt";
+    case PrimOp::Abs:
+      return "abs";
+    case PrimOp::Lgamma:
+      return "lgamma";
+    case PrimOp::Floor:
+      return "floor";
+    case PrimOp::Round:
+      return "round";
+    case PrimOp::Pow:
+      return "pow";
+    case PrimOp::Min:
+      return "min";
+    case PrimOp::Max:
+      return "max";
+    case PrimOp::Band:
+      return "band";
+    case PrimOp::Bxor:
+      return "bxor";
+    case PrimOp::ToF64:
+      return "f64";
+    case PrimOp::ToF32:
+      return "f32";
+    case PrimOp::ToI64:
+      return "i64";
   }
   return "?";
 }
 
 const char* op_name(ReduceOp op) {
   switch (op) {
-    case ReduceOp::Sum: return "+";
-    case ReduceOp::Prod: return "*";
-    case ReduceOp::Max: return "max";
-    case ReduceOp::Min: return "min";
+    case ReduceOp::Sum:
+      return "+";
+    case ReduceOp::Prod:
+      return "*";
+    case ReduceOp::Max:
+      return "max";
+    case ReduceOp::Min:
+      return "min";
   }
   return "?";
 }

@@ -16,16 +16,22 @@ namespace {
 // The construct's name as written in `.adl`.
 std::string construct_name(Expr e) {
   switch (e->kind) {
-    case NodeKind::Gen: return "gen";
-    case NodeKind::Scan: return "scan";
-    case NodeKind::Loop: return "loop";
-    case NodeKind::Scatter: return "scatter";
-    case NodeKind::Exists: return "exists";
+    case NodeKind::Gen:
+      return "gen";
+    case NodeKind::Scan:
+      return "scan";
+    case NodeKind::Loop:
+      return "loop";
+    case NodeKind::Scatter:
+      return "scatter";
+    case NodeKind::Exists:
+      return "exists";
     case NodeKind::Reduce: {
       auto op = e.as<Reduce>()->op;
       return op == ReduceOp::Sum ? "sum" : op == ReduceOp::Max ? "max" : "min";
     }
-    default: return kind_name(e->kind);
+    default:
+      return kind_name(e->kind);
   }
 }
 
@@ -59,8 +65,9 @@ class Checker {
     }
     if (!ok) {
       std::string g = got.size() == 1 ? type_str(got[0]) : type_str(Type::tuple(got));
-      throw Error(f_.result_pos.valid() ? f_.result_pos : f_.pos,
-                  "`" + f_.name + "` is declared to return " + type_str(want) + " but returns " + g);
+      throw Error(
+          f_.result_pos.valid() ? f_.result_pos : f_.pos,
+          "`" + f_.name + "` is declared to return " + type_str(want) + " but returns " + g);
     }
   }
 
@@ -100,10 +107,13 @@ class Checker {
     auto a = to_affine(b, true);
     if (!a) fail(b, "bound `" + expr_str(b) + "` is not an integer expression");
     for (auto& [atom, c] : a->coeffs) {
-      bool ok = atom.as<Var>() ? !dependent_.count(atom) || index_vars_.count(atom) : !index_dependent(atom);
+      bool ok = atom.as<Var>() ? !dependent_.count(atom) || index_vars_.count(atom)
+                               : !index_dependent(atom);
       if (!ok)
-        fail(atom.as<Var>() ? owner : atom, "bound `" + expr_str(b) + "` of " + construct_name(owner) +
-                    " must be affine in the enclosing indices: `" + expr_str(atom) + "` is not affine");
+        fail(atom.as<Var>() ? owner : atom, "bound `" + expr_str(b) + "` of " +
+                                                construct_name(owner) +
+                                                " must be affine in the enclosing indices: `" +
+                                                expr_str(atom) + "` is not affine");
     }
   }
 
@@ -117,7 +127,7 @@ class Checker {
         check(d.bounds[k]);
         if (size_only_bounds && !only_sizes(d.bounds[k]))
           fail(owner, std::string("the bound `") + expr_str(d.bounds[k]) + "` of " +
-                                construct_name(owner) + " must be a size expression (it is a shape)");
+                          construct_name(owner) + " must be a size expression (it is a shape)");
         check_affine_bound(d.bounds[k], owner);
       }
       bound_.insert(d.vars[k]);
@@ -215,6 +225,8 @@ class Checker {
 
 }  // namespace
 
-void check_function(const Function& f) { Checker(f).run(); }
+void check_function(const Function& f) {
+  Checker(f).run();
+}
 
 }  // namespace adlab::ir

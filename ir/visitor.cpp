@@ -96,9 +96,9 @@ std::vector<Expr> children(Expr e) {
 
 void Visitor::visit(Expr e) {
   switch (e->kind) {
-#define ADLAB_NODE(N)                                  \
-  case NodeKind::N:                                    \
-    visit_node(static_cast<const N&>(*e), e);          \
+#define ADLAB_NODE(N)                         \
+  case NodeKind::N:                           \
+    visit_node(static_cast<const N&>(*e), e); \
     break;
 #include "ir/node_kinds.def"
   }
@@ -108,8 +108,10 @@ void Visitor::visit_children(Expr self) {
   for (auto c : children(self)) visit(c);
 }
 
-#define ADLAB_NODE(N) \
-  void Visitor::visit_node(const N&, Expr self) { visit_children(self); }
+#define ADLAB_NODE(N)                             \
+  void Visitor::visit_node(const N&, Expr self) { \
+    visit_children(self);                         \
+  }
 #include "ir/node_kinds.def"
 
 }  // namespace adlab::ir

@@ -40,12 +40,15 @@ class InterpBackend : public Backend {
     if (o.scalar_type == "double") return std::make_unique<InterpExecutable<double>>(f, o);
     if (o.scalar_type == "float") return std::make_unique<InterpExecutable<float>>(f, o);
     if (o.scalar_type == "mp50") return std::make_unique<InterpExecutable<ir::mp50>>(f, o);
-    throw Error("backend interp: unknown scalar type `" + o.scalar_type + "` (double, float, mp50)");
+    throw Error("backend interp: unknown scalar type `" + o.scalar_type +
+                "` (double, float, mp50)");
   }
 };
 
 }  // namespace
 
-std::unique_ptr<Backend> make_interp_backend() { return std::make_unique<InterpBackend>(); }
+std::unique_ptr<Backend> make_interp_backend() {
+  return std::make_unique<InterpBackend>();
+}
 
 }  // namespace adlab::backends

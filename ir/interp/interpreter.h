@@ -31,7 +31,8 @@ class Interpreter {
   // Throws adlab::Error for shape mismatches, out-of-range accesses and other runtime errors.
   std::vector<Value<T>> run(const Function& f, const std::vector<Value<T>>& args);
   // The same with tensors (rank 0 for scalars) in and out.
-  std::vector<BasicTensor<T>> run_tensors(const Function& f, const std::vector<BasicTensor<T>>& args);
+  std::vector<BasicTensor<T>> run_tensors(const Function& f,
+                                          const std::vector<BasicTensor<T>>& args);
 
   const OpCounts& counts() const;
   // The value every size of f took in the last run.

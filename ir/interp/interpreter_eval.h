@@ -61,24 +61,42 @@ T Interpreter<T>::Impl::scalar(Expr e) {
       zero = false;
       if (count) ++(p->op == PrimOp::Min || p->op == PrimOp::Max ? counts.compares : counts.prims);
       switch (p->op) {
-        case PrimOp::Exp: return math::exp(x);
-        case PrimOp::Log: return math::log(x);
-        case PrimOp::Log1p: return math::log1p(x);
-        case PrimOp::Expm1: return math::expm1(x);
-        case PrimOp::Sin: return math::sin(x);
-        case PrimOp::Cos: return math::cos(x);
-        case PrimOp::Tan: return math::tan(x);
-        case PrimOp::Tanh: return math::tanh(x);
-        case PrimOp::Sigmoid: return math::sigmoid(x);
-        case PrimOp::Sqrt: return math::sqrt(x);
-        case PrimOp::Abs: return math::abs(x);
-        case PrimOp::Lgamma: return math::lgamma(x);
-        case PrimOp::Floor: return math::floor(x);
-        case PrimOp::Round: return math::round(x);
-        case PrimOp::Pow: return math::pow(x, y);
-        case PrimOp::Min: return y < x ? y : x;
-        case PrimOp::Max: return x < y ? y : x;
-        default: fail(e, std::string(op_name(p->op)) + " does not give a number");
+        case PrimOp::Exp:
+          return math::exp(x);
+        case PrimOp::Log:
+          return math::log(x);
+        case PrimOp::Log1p:
+          return math::log1p(x);
+        case PrimOp::Expm1:
+          return math::expm1(x);
+        case PrimOp::Sin:
+          return math::sin(x);
+        case PrimOp::Cos:
+          return math::cos(x);
+        case PrimOp::Tan:
+          return math::tan(x);
+        case PrimOp::Tanh:
+          return math::tanh(x);
+        case PrimOp::Sigmoid:
+          return math::sigmoid(x);
+        case PrimOp::Sqrt:
+          return math::sqrt(x);
+        case PrimOp::Abs:
+          return math::abs(x);
+        case PrimOp::Lgamma:
+          return math::lgamma(x);
+        case PrimOp::Floor:
+          return math::floor(x);
+        case PrimOp::Round:
+          return math::round(x);
+        case PrimOp::Pow:
+          return math::pow(x, y);
+        case PrimOp::Min:
+          return y < x ? y : x;
+        case PrimOp::Max:
+          return x < y ? y : x;
+        default:
+          fail(e, std::string(op_name(p->op)) + " does not give a number");
       }
     }
     case NodeKind::Select: {
@@ -171,12 +189,16 @@ std::int64_t Interpreter<T>::Impl::reduce_int(const Reduce& r, Expr self) {
   bool any = false;
   iterate(r.dom, self, [&] {
     std::int64_t x = index(r.body);
-    if (r.op == ReduceOp::Sum) acc += x;
-    else if (!any) acc = x;
-    else acc = r.op == ReduceOp::Max ? std::max(acc, x) : std::min(acc, x);
+    if (r.op == ReduceOp::Sum)
+      acc += x;
+    else if (!any)
+      acc = x;
+    else
+      acc = r.op == ReduceOp::Max ? std::max(acc, x) : std::min(acc, x);
     any = true;
   });
-  if (!any && r.op != ReduceOp::Sum) fail(self, std::string(op_name(r.op)) + " over an empty range has no value");
+  if (!any && r.op != ReduceOp::Sum)
+    fail(self, std::string(op_name(r.op)) + " over an empty range has no value");
   return acc;
 }
 
@@ -204,27 +226,40 @@ std::int64_t Interpreter<T>::Impl::index(Expr e) {
         T x = scalar(b->a), y = scalar(b->b);
         if (options.count_ops) ++counts.compares;
         switch (b->op) {
-          case BinaryOp::Lt: return x < y;
-          case BinaryOp::Le: return x <= y;
-          case BinaryOp::Gt: return x > y;
-          case BinaryOp::Ge: return x >= y;
-          case BinaryOp::Eq: return x == y;
-          default: return x != y;
+          case BinaryOp::Lt:
+            return x < y;
+          case BinaryOp::Le:
+            return x <= y;
+          case BinaryOp::Gt:
+            return x > y;
+          case BinaryOp::Ge:
+            return x >= y;
+          case BinaryOp::Eq:
+            return x == y;
+          default:
+            return x != y;
         }
       }
       std::int64_t x = index(b->a), y = index(b->b);
       if ((b->op == BinaryOp::Div || b->op == BinaryOp::Mod) && y <= 0)
-        fail(e, "integer " + std::string(op_name(b->op)) + " by a non-positive value (" + std::to_string(y) +
-                    ") in `" + expr_str(e) + "`");
+        fail(e, "integer " + std::string(op_name(b->op)) + " by a non-positive value (" +
+                    std::to_string(y) + ") in `" + expr_str(e) + "`");
       if (is_int_arith(b->op)) return int_arith(b->op, x, y);
       switch (b->op) {
-        case BinaryOp::Lt: return x < y;
-        case BinaryOp::Le: return x <= y;
-        case BinaryOp::Gt: return x > y;
-        case BinaryOp::Ge: return x >= y;
-        case BinaryOp::Eq: return x == y;
-        case BinaryOp::Ne: return x != y;
-        default: break;
+        case BinaryOp::Lt:
+          return x < y;
+        case BinaryOp::Le:
+          return x <= y;
+        case BinaryOp::Gt:
+          return x > y;
+        case BinaryOp::Ge:
+          return x >= y;
+        case BinaryOp::Eq:
+          return x == y;
+        case BinaryOp::Ne:
+          return x != y;
+        default:
+          break;
       }
       fail(e, "bad integer operator");
     }
@@ -235,16 +270,22 @@ std::int64_t Interpreter<T>::Impl::index(Expr e) {
         T x = scalar(p->args[0]);
         double d = math::to_double(x);
         if (!std::isfinite(d) || std::fabs(d) > 9.2e18)
-          fail(e, "i64(...) of a value that is not a representable integer (" + std::to_string(d) + ")");
+          fail(e, "i64(...) of a value that is not a representable integer (" + std::to_string(d) +
+                      ")");
         return static_cast<std::int64_t>(d);  // truncation; write i64(floor(x)) for floor
       }
       std::int64_t x = index(p->args[0]), y = index(p->args[1]);
       switch (p->op) {
-        case PrimOp::Min: return std::min(x, y);
-        case PrimOp::Max: return std::max(x, y);
-        case PrimOp::Band: return x & y;
-        case PrimOp::Bxor: return x ^ y;
-        default: fail(e, "bad integer primitive");
+        case PrimOp::Min:
+          return std::min(x, y);
+        case PrimOp::Max:
+          return std::max(x, y);
+        case PrimOp::Band:
+          return x & y;
+        case PrimOp::Bxor:
+          return x ^ y;
+        default:
+          fail(e, "bad integer primitive");
       }
     }
     case NodeKind::Select: {

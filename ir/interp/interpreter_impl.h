@@ -35,8 +35,8 @@ struct Interpreter<T>::Impl {
 
   EvalOptions options;
   OpCounts counts;
-  std::vector<V> env;      // indexed by Var id
-  bool zero = false;       // the last scalar() result was a strong zero (a false bracket)
+  std::vector<V> env;        // indexed by Var id
+  bool zero = false;         // the last scalar() result was a strong zero (a false bracket)
   std::uint32_t source = 0;  // the parse of the function being run: errors cite its positions
   // Var ids bound inside each callee (saved and restored around calls: no recursion exists,
   // but a callee's names may coincide with the caller's).
@@ -77,8 +77,8 @@ struct Interpreter<T>::Impl {
       if (b->op == BinaryOp::Div) {
         std::int64_t x = dim_value(b->a, at), y = dim_value(b->b, at);
         if (y > 0 && x % y != 0)
-          fail(at, "the dimension `" + expr_str(d) + "` is not an exact division (" + std::to_string(x) +
-                       " / " + std::to_string(y) + ")");
+          fail(at, "the dimension `" + expr_str(d) + "` is not an exact division (" +
+                       std::to_string(x) + " / " + std::to_string(y) + ")");
       } else if (b->op == BinaryOp::Add || b->op == BinaryOp::Sub || b->op == BinaryOp::Mul) {
         dim_value(b->a, at);
         dim_value(b->b, at);
@@ -121,8 +121,10 @@ struct Interpreter<T>::Impl {
     z.shape = eval_dims(t);
     z.storage = t.storage == Storage::Csr ? Storage::Csr : t.storage;
     if (z.storage == Storage::Dense) {
-      if (is_float(t.elem)) z.values.assign(static_cast<std::size_t>(product(z.shape)), T(0));
-      else z.ints.assign(static_cast<std::size_t>(product(z.shape)), 0);
+      if (is_float(t.elem))
+        z.values.assign(static_cast<std::size_t>(product(z.shape)), T(0));
+      else
+        z.ints.assign(static_cast<std::size_t>(product(z.shape)), 0);
     } else if (z.storage == Storage::Csr) {
       z.row_ptr.assign(static_cast<std::size_t>(z.shape[0] + 1), 0);
     }
@@ -130,11 +132,13 @@ struct Interpreter<T>::Impl {
   }
 
   // ---- tensor reads ----
-  std::int64_t checked_index(Expr access, Expr idx_expr, std::int64_t i, std::int64_t n, std::size_t dim) {
+  std::int64_t checked_index(Expr access, Expr idx_expr, std::int64_t i, std::int64_t n,
+                             std::size_t dim) {
     if (i < 0 || i >= n)
-      fail(access.defined() ? access : idx_expr, "index out of range: `" + expr_str(idx_expr) + "` = " + std::to_string(i) +
-                         " is outside [0, " + std::to_string(n) + ") in `" + expr_str(access) +
-                         "` (dimension " + std::to_string(dim) + ")");
+      fail(access.defined() ? access : idx_expr,
+           "index out of range: `" + expr_str(idx_expr) + "` = " + std::to_string(i) +
+               " is outside [0, " + std::to_string(n) + ") in `" + expr_str(access) +
+               "` (dimension " + std::to_string(dim) + ")");
     return i;
   }
 
@@ -152,8 +156,10 @@ struct Interpreter<T>::Impl {
     while (lo < hi) {
       std::int64_t mid = (lo + hi) / 2;
       const std::int64_t* k = &t.coords[static_cast<std::size_t>(mid) * rank];
-      if (std::lexicographical_compare(k, k + rank, key, key + rank)) lo = mid + 1;
-      else hi = mid;
+      if (std::lexicographical_compare(k, k + rank, key, key + rank))
+        lo = mid + 1;
+      else
+        hi = mid;
     }
     if (lo < static_cast<std::int64_t>(t.values.size()) &&
         std::equal(key, key + rank, &t.coords[static_cast<std::size_t>(lo) * rank]))
@@ -169,8 +175,8 @@ struct Interpreter<T>::Impl {
   }
 
   // Evaluates all indices of an access, bounds-checked against the tensor's shape.
-  void eval_indices(Expr access, const std::vector<Expr>& idx, const std::vector<std::int64_t>& shape,
-                    std::int64_t* out) {
+  void eval_indices(Expr access, const std::vector<Expr>& idx,
+                    const std::vector<std::int64_t>& shape, std::int64_t* out) {
     for (std::size_t k = 0; k < idx.size(); ++k)
       out[k] = checked_index(access, idx[k], index(idx[k]), shape[k], k);
   }
@@ -181,12 +187,16 @@ struct Interpreter<T>::Impl {
     if (t.storage == Storage::Dense) {
       std::int64_t off = 0;
       for (std::size_t k = 0; k < t.shape.size(); ++k) off = off * t.shape[k] + key[k];
-      if constexpr (kFloat) return t.values[static_cast<std::size_t>(off)];
-      else return t.ints[static_cast<std::size_t>(off)];
+      if constexpr (kFloat)
+        return t.values[static_cast<std::size_t>(off)];
+      else
+        return t.ints[static_cast<std::size_t>(off)];
     } else {
       std::int64_t p = t.storage == Storage::Csr ? csr_find(t, key[0], key[1]) : coo_find(t, key);
-      if constexpr (kFloat) return p < 0 ? T(0) : t.values[static_cast<std::size_t>(p)];
-      else return p < 0 ? std::int64_t{0} : t.ints[static_cast<std::size_t>(p)];
+      if constexpr (kFloat)
+        return p < 0 ? T(0) : t.values[static_cast<std::size_t>(p)];
+      else
+        return p < 0 ? std::int64_t{0} : t.ints[static_cast<std::size_t>(p)];
     }
   }
 
@@ -223,7 +233,8 @@ struct Interpreter<T>::Impl {
     if (t.storage == Storage::Csr) {
       std::int64_t r0 = k >= 1 ? prefix[0] : 0, r1 = k >= 1 ? prefix[0] + 1 : t.shape[0];
       for (std::int64_t r = r0; r < r1; ++r) {
-        for (auto p = t.row_ptr[static_cast<std::size_t>(r)]; p < t.row_ptr[static_cast<std::size_t>(r) + 1]; ++p) {
+        for (auto p = t.row_ptr[static_cast<std::size_t>(r)];
+             p < t.row_ptr[static_cast<std::size_t>(r) + 1]; ++p) {
           key[0] = r;
           key[1] = t.col_idx[static_cast<std::size_t>(p)];
           if (k == 2 && key[1] != prefix[1]) continue;
@@ -309,8 +320,10 @@ struct Interpreter<T>::Impl {
   std::vector<V> run(const Function& f, const std::vector<V>& args);
   void bind_params(const Function& f, const std::vector<V>& args);
   void store_into(Tensor& t, std::int64_t block, const V& v, Expr at);
-  V build_result(const Type& body_type, const std::vector<std::int64_t>& outer, std::vector<V>& items);
-  V index_value(const V& v, Expr self, const std::vector<Expr>& idx, const std::int64_t* key, std::size_t k);
+  V build_result(const Type& body_type, const std::vector<std::int64_t>& outer,
+                 std::vector<V>& items);
+  V index_value(const V& v, Expr self, const std::vector<Expr>& idx, const std::int64_t* key,
+                std::size_t k);
   const std::vector<std::uint32_t>& ids_bound_in(const Function& f);
 };
 

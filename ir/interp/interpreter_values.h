@@ -117,18 +117,22 @@ void Interpreter<T>::Impl::store_into(Tensor& t, std::int64_t block, const V& v,
   std::size_t off = static_cast<std::size_t>(block * inner);
   if (src.storage == Storage::Dense) {
     if (is_float(t.elem))
-      std::copy(src.values.begin(), src.values.end(), t.values.begin() + static_cast<std::ptrdiff_t>(off));
+      std::copy(src.values.begin(), src.values.end(),
+                t.values.begin() + static_cast<std::ptrdiff_t>(off));
     else
-      std::copy(src.ints.begin(), src.ints.end(), t.ints.begin() + static_cast<std::ptrdiff_t>(off));
+      std::copy(src.ints.begin(), src.ints.end(),
+                t.ints.begin() + static_cast<std::ptrdiff_t>(off));
     return;
   }
   std::vector<std::int64_t> none;
   Tensor dense = slice(src, none.data(), 0);
-  std::copy(dense.values.begin(), dense.values.end(), t.values.begin() + static_cast<std::ptrdiff_t>(off));
+  std::copy(dense.values.begin(), dense.values.end(),
+            t.values.begin() + static_cast<std::ptrdiff_t>(off));
 }
 
 template <class T>
-Value<T> Interpreter<T>::Impl::build_result(const Type& body_type, const std::vector<std::int64_t>& outer,
+Value<T> Interpreter<T>::Impl::build_result(const Type& body_type,
+                                            const std::vector<std::int64_t>& outer,
                                             std::vector<V>& items) {
   if (body_type.is_tuple()) {
     std::vector<V> fs;
@@ -148,9 +152,12 @@ Value<T> Interpreter<T>::Impl::build_result(const Type& body_type, const std::ve
   auto inner = eval_dims(body_type);
   r.shape.insert(r.shape.end(), inner.begin(), inner.end());
   std::size_t n = static_cast<std::size_t>(product(r.shape));
-  if (is_float(r.elem)) r.values.assign(n, T(0));
-  else r.ints.assign(n, 0);
-  for (std::size_t k = 0; k < items.size(); ++k) store_into(r, static_cast<std::int64_t>(k), items[k], Expr());
+  if (is_float(r.elem))
+    r.values.assign(n, T(0));
+  else
+    r.ints.assign(n, 0);
+  for (std::size_t k = 0; k < items.size(); ++k)
+    store_into(r, static_cast<std::int64_t>(k), items[k], Expr());
   return V::of_tensor(std::move(r));
 }
 
@@ -194,17 +201,24 @@ Value<T> Interpreter<T>::Impl::eval_scan(const Scan& s) {
   const bool count = options.count_ops;
   auto combine = [&](auto acc, auto x) {
     switch (s.op) {
-      case ReduceOp::Sum: return acc + x;
-      case ReduceOp::Prod: return acc * x;
-      case ReduceOp::Max: return acc < x ? x : acc;
-      default: return x < acc ? x : acc;
+      case ReduceOp::Sum:
+        return acc + x;
+      case ReduceOp::Prod:
+        return acc * x;
+      case ReduceOp::Max:
+        return acc < x ? x : acc;
+      default:
+        return x < acc ? x : acc;
     }
   };
   auto charge = [&] {
     if (!count || first) return;
-    if (s.op == ReduceOp::Sum) ++counts.adds;
-    else if (s.op == ReduceOp::Prod) ++counts.muls;
-    else ++counts.compares;
+    if (s.op == ReduceOp::Sum)
+      ++counts.adds;
+    else if (s.op == ReduceOp::Prod)
+      ++counts.muls;
+    else
+      ++counts.compares;
   };
   if (is_float(r.elem)) {
     T acc(0);
@@ -279,8 +293,10 @@ Value<T> Interpreter<T>::Impl::eval_scatter(const Scatter& s, Expr self) {
   r.elem = t.elem;
   r.shape = shape;
   std::size_t n = static_cast<std::size_t>(product(shape));
-  if (fl) r.values.assign(n, T(0));
-  else r.ints.assign(n, 0);
+  if (fl)
+    r.values.assign(n, T(0));
+  else
+    r.ints.assign(n, 0);
   iterate(s.dom, self, [&] {
     if (fl) {
       T x = scalar(s.value);
@@ -359,11 +375,13 @@ void Interpreter<T>::Impl::bind_params(const Function& f, const std::vector<V>& 
   std::unordered_map<const ExprNode*, std::int64_t> sizes;
   SourcePos at = f.pos;  // the parameter being bound, for messages
   auto bind_size = [&](Expr s, std::int64_t n, const std::string& from) {
-    if (n < 0) throw Error(f.pos, "size `" + var_name(s) + "` is negative (" + std::to_string(n) + ")");
+    if (n < 0)
+      throw Error(f.pos, "size `" + var_name(s) + "` is negative (" + std::to_string(n) + ")");
     auto [it, fresh] = sizes.emplace(s.get(), n);
     if (!fresh && it->second != n)
-      throw Error(at, "shape mismatch: size `" + var_name(s) + "` is " + std::to_string(it->second) +
-                      " but " + from + " gives " + std::to_string(n));
+      throw Error(at, "shape mismatch: size `" + var_name(s) + "` is " +
+                          std::to_string(it->second) + " but " + from + " gives " +
+                          std::to_string(n));
     set(s, V::of_int(n));
   };
   auto describe_param = [&](std::size_t k) { return "parameter `" + var_name(f.params[k]) + "`"; };
@@ -377,22 +395,28 @@ void Interpreter<T>::Impl::bind_params(const Function& f, const std::vector<V>& 
     } else if (pt.dims.empty()) {
       bool want_float = is_float(pt.elem);
       if ((want_float && a.kind != V::Kind::Float) || (!want_float && a.kind != V::Kind::Int))
-        throw Error(pos_of(f.params[k], f.pos.source), what + " expects a scalar " + elem_name(pt.elem));
+        throw Error(pos_of(f.params[k], f.pos.source),
+                    what + " expects a scalar " + elem_name(pt.elem));
     } else {
-      if (!a.is_tensor()) throw Error(pos_of(f.params[k], f.pos.source), what + " expects a tensor " + type_str(pt));
+      if (!a.is_tensor())
+        throw Error(pos_of(f.params[k], f.pos.source), what + " expects a tensor " + type_str(pt));
       const Tensor& t = *a.t;
       if (t.elem != pt.elem && !(is_float(t.elem) && is_float(pt.elem) && std::is_same_v<T, float>))
         if (is_float(t.elem) != is_float(pt.elem) || t.elem != pt.elem)
-          throw Error(pos_of(f.params[k], f.pos.source), what + " expects " + elem_name(pt.elem) + " entries, given " +
-                                               elem_name(t.elem));
+          throw Error(
+              pos_of(f.params[k], f.pos.source),
+              what + " expects " + elem_name(pt.elem) + " entries, given " + elem_name(t.elem));
       if (t.storage != pt.storage)
-        throw Error(pos_of(f.params[k], f.pos.source), what + " is declared " + type_str(pt) + " but given a " +
-                                             storage_name(t.storage) + " tensor");
+        throw Error(pos_of(f.params[k], f.pos.source), what + " is declared " + type_str(pt) +
+                                                           " but given a " +
+                                                           storage_name(t.storage) + " tensor");
       if (t.shape.size() != pt.dims.size())
-        throw Error(pos_of(f.params[k], f.pos.source), what + " has rank " + std::to_string(pt.dims.size()) +
-                                             " but the given tensor has rank " + std::to_string(t.shape.size()));
+        throw Error(pos_of(f.params[k], f.pos.source),
+                    what + " has rank " + std::to_string(pt.dims.size()) +
+                        " but the given tensor has rank " + std::to_string(t.shape.size()));
       for (std::size_t d = 0; d < pt.dims.size(); ++d)
-        if (pt.dims[d].as<Var>()) bind_size(pt.dims[d], t.shape[d], what + " dimension " + std::to_string(d));
+        if (pt.dims[d].as<Var>())
+          bind_size(pt.dims[d], t.shape[d], what + " dimension " + std::to_string(d));
     }
     set(f.params[k], a);
     if (pt.is_index() && std::find(f.sizes.begin(), f.sizes.end(), f.params[k]) != f.sizes.end())
@@ -415,9 +439,10 @@ void Interpreter<T>::Impl::bind_params(const Function& f, const std::vector<V>& 
       if (pt.dims[d].as<Var>()) continue;
       std::int64_t want = dim_value(pt.dims[d], f.params[k]);
       if (want != args[k].t->shape[d])
-        throw Error(pos_of(f.params[k], f.pos.source), "shape mismatch: " + describe_param(k) + " dimension " +
-                                             std::to_string(d) + " is " + std::to_string(args[k].t->shape[d]) +
-                                             " but `" + expr_str(pt.dims[d]) + "` = " + std::to_string(want));
+        throw Error(pos_of(f.params[k], f.pos.source),
+                    "shape mismatch: " + describe_param(k) + " dimension " + std::to_string(d) +
+                        " is " + std::to_string(args[k].t->shape[d]) + " but `" +
+                        expr_str(pt.dims[d]) + "` = " + std::to_string(want));
     }
   }
 }
@@ -443,7 +468,8 @@ std::vector<Value<T>> Interpreter<T>::Impl::run(const Function& f, const std::ve
 }
 
 template <class T>
-Interpreter<T>::Interpreter(EvalOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}
+Interpreter<T>::Interpreter(EvalOptions options)
+    : impl_(std::make_unique<Impl>(std::move(options))) {}
 template <class T>
 Interpreter<T>::~Interpreter() = default;
 
@@ -452,7 +478,8 @@ std::vector<Value<T>> Interpreter<T>::run(const Function& f, const std::vector<V
   impl_->counts = OpCounts{};
   // Every variable exists before evaluation starts, so env never reallocates while references
   // into it are held.
-  if (impl_->env.size() < Context::current().num_vars()) impl_->env.resize(Context::current().num_vars());
+  if (impl_->env.size() < Context::current().num_vars())
+    impl_->env.resize(Context::current().num_vars());
   auto out = impl_->run(f, args);
   impl_->last_sizes.clear();
   for (auto s : f.sizes) impl_->last_sizes[var_name(s)] = impl_->slot(s).i;
@@ -467,7 +494,9 @@ std::vector<BasicTensor<T>> Interpreter<T>::run_tensors(const Function& f,
   auto out = run(f, vs);
   std::vector<BasicTensor<T>> ts;
   for (std::size_t k = 0; k < out.size(); ++k) {
-    if (out[k].is_tuple()) throw Error(f.pos, "result " + std::to_string(k) + " is an array of tuples; project its fields");
+    if (out[k].is_tuple())
+      throw Error(f.pos,
+                  "result " + std::to_string(k) + " is an array of tuples; project its fields");
     ts.push_back(to_tensor(out[k], f.results[k]->type.elem));
   }
   return ts;

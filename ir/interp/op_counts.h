@@ -6,8 +6,8 @@
 
 namespace adlab::ir {
 
-// Only floating-point work is counted; index arithmetic, reads and writes are free (paper 000 §2.2).
-// A product or guarded addition with a strong zero (a false Iverson bracket) costs nothing;
+// Only floating-point work is counted; index arithmetic, reads and writes are free (paper 000
+// §2.2). A product or guarded addition with a strong zero (a false Iverson bracket) costs nothing;
 // a sum of k non-zero terms costs k - 1 additions (4.30), nested sums jointly; max/min over
 // n points cost n - 1 comparisons; a scatter costs one addition per contribution.
 struct OpCounts {

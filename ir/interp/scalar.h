@@ -14,38 +14,100 @@ namespace adlab::ir {
 using mp50 = boost::multiprecision::cpp_bin_float_50;
 
 namespace math {
-template <class T> T exp(const T& x) { using std::exp; return exp(x); }
-template <class T> T log(const T& x) { using std::log; return log(x); }
-template <class T> T sin(const T& x) { using std::sin; return sin(x); }
-template <class T> T cos(const T& x) { using std::cos; return cos(x); }
-template <class T> T tan(const T& x) { using std::tan; return tan(x); }
-template <class T> T tanh(const T& x) { using std::tanh; return tanh(x); }
-template <class T> T sqrt(const T& x) { using std::sqrt; return sqrt(x); }
-template <class T> T abs(const T& x) { using std::abs; return abs(x); }
-template <class T> T floor(const T& x) { using std::floor; return floor(x); }
-template <class T> T round(const T& x) { using std::round; return round(x); }
-template <class T> T pow(const T& x, const T& y) { using std::pow; return pow(x, y); }
-template <class T> T log1p(const T& x) {
-  if constexpr (std::is_floating_point_v<T>) return std::log1p(x);
-  else return boost::math::log1p(x);
+template <class T>
+T exp(const T& x) {
+  using std::exp;
+  return exp(x);
 }
-template <class T> T expm1(const T& x) {
-  if constexpr (std::is_floating_point_v<T>) return std::expm1(x);
-  else return boost::math::expm1(x);
+template <class T>
+T log(const T& x) {
+  using std::log;
+  return log(x);
 }
-template <class T> T lgamma(const T& x) {
-  if constexpr (std::is_floating_point_v<T>) return std::lgamma(x);
-  else return boost::math::lgamma(x);
+template <class T>
+T sin(const T& x) {
+  using std::sin;
+  return sin(x);
 }
-template <class T> T sigmoid(const T& x) { return T(1) / (T(1) + exp(T(-x))); }
-template <class T> bool is_finite(const T& x) {
+template <class T>
+T cos(const T& x) {
+  using std::cos;
+  return cos(x);
+}
+template <class T>
+T tan(const T& x) {
+  using std::tan;
+  return tan(x);
+}
+template <class T>
+T tanh(const T& x) {
+  using std::tanh;
+  return tanh(x);
+}
+template <class T>
+T sqrt(const T& x) {
+  using std::sqrt;
+  return sqrt(x);
+}
+template <class T>
+T abs(const T& x) {
+  using std::abs;
+  return abs(x);
+}
+template <class T>
+T floor(const T& x) {
+  using std::floor;
+  return floor(x);
+}
+template <class T>
+T round(const T& x) {
+  using std::round;
+  return round(x);
+}
+template <class T>
+T pow(const T& x, const T& y) {
+  using std::pow;
+  return pow(x, y);
+}
+template <class T>
+T log1p(const T& x) {
+  if constexpr (std::is_floating_point_v<T>)
+    return std::log1p(x);
+  else
+    return boost::math::log1p(x);
+}
+template <class T>
+T expm1(const T& x) {
+  if constexpr (std::is_floating_point_v<T>)
+    return std::expm1(x);
+  else
+    return boost::math::expm1(x);
+}
+template <class T>
+T lgamma(const T& x) {
+  if constexpr (std::is_floating_point_v<T>)
+    return std::lgamma(x);
+  else
+    return boost::math::lgamma(x);
+}
+template <class T>
+T sigmoid(const T& x) {
+  return T(1) / (T(1) + exp(T(-x)));
+}
+template <class T>
+bool is_finite(const T& x) {
   using std::isfinite;
-  if constexpr (std::is_floating_point_v<T>) return std::isfinite(x);
-  else return boost::multiprecision::isfinite(x);
+  if constexpr (std::is_floating_point_v<T>)
+    return std::isfinite(x);
+  else
+    return boost::multiprecision::isfinite(x);
 }
-template <class T> double to_double(const T& x) {
-  if constexpr (std::is_floating_point_v<T>) return static_cast<double>(x);
-  else return x.template convert_to<double>();
+template <class T>
+double to_double(const T& x) {
+  if constexpr (std::is_floating_point_v<T>)
+    return static_cast<double>(x);
+  else
+    return x.template convert_to<double>();
 }
 }  // namespace math
 

@@ -20,7 +20,8 @@ std::int64_t eval_size(Expr e, const SizeMap& sizes) {
   if (auto* l = e.as<Literal>()) return static_cast<std::int64_t>(l->value);
   if (auto* v = e.as<Var>()) {
     auto it = sizes.find(v->name);
-    if (it == sizes.end()) throw Error("no value for size `" + v->name + "` (give it with --size " + v->name + "=N)");
+    if (it == sizes.end())
+      throw Error("no value for size `" + v->name + "` (give it with --size " + v->name + "=N)");
     return it->second;
   }
   if (auto* u = e.as<Unary>()) return -eval_size(u->a, sizes);
@@ -29,13 +30,15 @@ std::int64_t eval_size(Expr e, const SizeMap& sizes) {
     if ((b->op == BinaryOp::Div || b->op == BinaryOp::Mod) && y <= 0)
       throw Error("size expression `" + expr_str(e) + "` divides by a non-positive value");
     if (b->op == BinaryOp::Div && int_arith(BinaryOp::Mod, x, y) != 0)
-      throw Error("size expression `" + expr_str(e) + "` is not an exact division (" + std::to_string(x) + " / " +
-                  std::to_string(y) + ")");
+      throw Error("size expression `" + expr_str(e) + "` is not an exact division (" +
+                  std::to_string(x) + " / " + std::to_string(y) + ")");
     if (is_int_arith(b->op)) return int_arith(b->op, x, y);
   }
   if (auto* p = e.as<Prim>()) {
-    if (p->op == PrimOp::Min) return std::min(eval_size(p->args[0], sizes), eval_size(p->args[1], sizes));
-    if (p->op == PrimOp::Max) return std::max(eval_size(p->args[0], sizes), eval_size(p->args[1], sizes));
+    if (p->op == PrimOp::Min)
+      return std::min(eval_size(p->args[0], sizes), eval_size(p->args[1], sizes));
+    if (p->op == PrimOp::Max)
+      return std::max(eval_size(p->args[0], sizes), eval_size(p->args[1], sizes));
   }
   throw Error("`" + expr_str(e) + "` is not a size expression");
 }
@@ -44,7 +47,8 @@ std::vector<std::int64_t> eval_shape(const Type& t, const SizeMap& sizes) {
   std::vector<std::int64_t> shape;
   for (auto d : t.dims) {
     std::int64_t n = eval_size(d, sizes);
-    if (n < 0) throw Error("dimension `" + expr_str(d) + "` is negative (" + std::to_string(n) + ")");
+    if (n < 0)
+      throw Error("dimension `" + expr_str(d) + "` is negative (" + std::to_string(n) + ")");
     shape.push_back(n);
   }
   return shape;
@@ -61,8 +65,8 @@ Tensor read_tensor_file(const std::string& path, ElemType elem) {
 Tensor adapt_to_param(Tensor t, const Type& pt, const std::string& what) {
   if (pt.is_tuple()) throw Error(what + ": tuple parameters cannot be read from files");
   if (t.shape.size() != pt.dims.size())
-    throw Error(what + ": expected a rank-" + std::to_string(pt.dims.size()) + " tensor " + type_str(pt) +
-                ", the data has rank " + std::to_string(t.shape.size()));
+    throw Error(what + ": expected a rank-" + std::to_string(pt.dims.size()) + " tensor " +
+                type_str(pt) + ", the data has rank " + std::to_string(t.shape.size()));
   if (pt.elem == ElemType::I64 || pt.elem == ElemType::Bool) {
     if (t.storage != Storage::Dense) throw Error(what + ": integer tensors must be dense");
     if (is_float(t.elem)) {
@@ -91,9 +95,12 @@ Tensor adapt_to_param(Tensor t, const Type& pt, const std::string& what) {
   if (pt.elem == ElemType::F32)  // f32 data are f32 values, whatever scalar type evaluates them
     for (double& v : t.values) v = static_cast<double>(static_cast<float>(v));
   if (t.storage != pt.storage) {
-    if (pt.storage == Storage::Dense) t = to_dense(t);
-    else if (pt.storage == Storage::Csr) t = to_csr(t);
-    else t = to_coo(t);
+    if (pt.storage == Storage::Dense)
+      t = to_dense(t);
+    else if (pt.storage == Storage::Csr)
+      t = to_csr(t);
+    else
+      t = to_coo(t);
   }
   validate(t);
   return t;
@@ -103,13 +110,16 @@ nlohmann::json default_spec(const Function& f, std::size_t k) {
   const Type& t = f.params[k]->type;
   if (t.storage != Storage::Dense) return {{"dist", "sparse"}, {"density", 0.2}};
   if (!is_float(t.elem))
-    throw Error(f.pos, "parameter `" + var_name(f.params[k]) + "` is an integer tensor: give its values "
-                       "(--input " + var_name(f.params[k]) + "=FILE) or a generator in a manifest");
+    throw Error(f.pos, "parameter `" + var_name(f.params[k]) +
+                           "` is an integer tensor: give its values "
+                           "(--input " +
+                           var_name(f.params[k]) + "=FILE) or a generator in a manifest");
   return {{"dist", "normal"}, {"mean", 0.0}, {"std", 1.0}};
 }
 
 namespace {
-std::int64_t spec_int(const Function& f, const nlohmann::json& v, const SizeMap& sizes, const std::string& what) {
+std::int64_t spec_int(const Function& f, const nlohmann::json& v, const SizeMap& sizes,
+                      const std::string& what) {
   if (v.is_number_integer()) return v.get<std::int64_t>();
   if (v.is_string()) {
     Expr e = parse_expr(v.get<std::string>(), f.sizes, what);
@@ -124,8 +134,8 @@ double spec_num(const nlohmann::json& s, const char* key, double dflt, const std
 }
 }  // namespace
 
-Tensor generate_input(const Function& f, std::size_t k, const nlohmann::json& spec, const SizeMap& sizes,
-                      std::uint64_t seed, const std::string& base_dir) {
+Tensor generate_input(const Function& f, std::size_t k, const nlohmann::json& spec,
+                      const SizeMap& sizes, std::uint64_t seed, const std::string& base_dir) {
   const Type& pt = f.params[k]->type;
   std::string what = "input `" + var_name(f.params[k]) + "` of `" + f.name + "`";
   // A rank-0 i64 size parameter is its size.
@@ -137,13 +147,20 @@ Tensor generate_input(const Function& f, std::size_t k, const nlohmann::json& sp
     return t;
   }
   if (spec.contains("value"))
-    return adapt_to_param(tensor_from_json(spec["value"], pt.is_tuple() || pt.elem == ElemType::F32 ? ElemType::F64 : pt.elem), pt, what);
+    return adapt_to_param(
+        tensor_from_json(spec["value"],
+                         pt.is_tuple() || pt.elem == ElemType::F32 ? ElemType::F64 : pt.elem),
+        pt, what);
   if (spec.contains("file")) {
     auto path = (std::filesystem::path(base_dir) / spec["file"].get<std::string>()).string();
     return adapt_to_param(read_tensor_file(path, pt.elem), pt, what);
   }
   if (pt.is_tuple()) throw Error(what + ": tuple parameters need a value");
   auto shape = eval_shape(pt, sizes);
+  // Refuse absurd shapes with a clear message instead of failing to allocate.
+  constexpr std::int64_t kMaxEntries = std::int64_t{1} << 31;
+  if (spec.value("dist", "") != "sparse" && checked_numel(shape) > kMaxEntries)
+    throw Error(what + ": shape " + shape_str(shape) + " has more than 2^31 entries");
   std::string dist = spec.value("dist", "normal");
   Tensor t;
   if (dist == "normal") {
@@ -154,16 +171,25 @@ Tensor generate_input(const Function& f, std::size_t k, const nlohmann::json& sp
     std::int64_t lo = spec.contains("lo") ? spec_int(f, spec["lo"], sizes, what) : 0;
     if (!spec.contains("hi")) throw Error(what + ": an int generator needs `hi`");
     std::int64_t hi = spec_int(f, spec["hi"], sizes, what);
-    if (hi <= lo) throw Error(what + ": empty integer range [" + std::to_string(lo) + ", " + std::to_string(hi) + ")");
+    if (hi <= lo)
+      throw Error(what + ": empty integer range [" + std::to_string(lo) + ", " +
+                  std::to_string(hi) + ")");
     t = random_int(shape, lo, hi, seed);
   } else if (dist == "sparse") {
-    if (shape.size() != 2 && shape.size() != 1) throw Error(what + ": sparse generators make rank-1 or rank-2 tensors");
+    if (shape.size() != 2 && shape.size() != 1)
+      throw Error(what + ": sparse generators make rank-1 or rank-2 tensors");
     std::int64_t rows = shape.size() == 2 ? shape[0] : 1, cols = shape.back();
-    SparseFill fill = spec.contains("nnz") ? SparseFill::nnz(spec["nnz"].get<std::int64_t>())
-                                           : SparseFill::fraction(spec_num(spec, "density", 0.2, what));
-    ValueDist vd = spec.contains("lo") ? ValueDist::uniform(spec_num(spec, "lo", 0, what), spec_num(spec, "hi", 1, what))
-                                       : ValueDist::normal(spec_num(spec, "mean", 0, what), spec_num(spec, "std", 1, what));
-    t = random_sparse(rows, cols, shape.size() == 1 ? Storage::Coo : pt.storage == Storage::Dense ? Storage::Coo : pt.storage,
+    SparseFill fill = spec.contains("nnz")
+                          ? SparseFill::nnz(spec["nnz"].get<std::int64_t>())
+                          : SparseFill::fraction(spec_num(spec, "density", 0.2, what));
+    ValueDist vd =
+        spec.contains("lo")
+            ? ValueDist::uniform(spec_num(spec, "lo", 0, what), spec_num(spec, "hi", 1, what))
+            : ValueDist::normal(spec_num(spec, "mean", 0, what), spec_num(spec, "std", 1, what));
+    t = random_sparse(rows, cols,
+                      shape.size() == 1              ? Storage::Coo
+                      : pt.storage == Storage::Dense ? Storage::Coo
+                                                     : pt.storage,
                       fill, vd, seed);
     if (shape.size() == 1) {  // a sparse vector: drop the row coordinate
       std::vector<std::int64_t> c;
@@ -174,12 +200,14 @@ Tensor generate_input(const Function& f, std::size_t k, const nlohmann::json& sp
     t = adapt_to_param(std::move(t), pt, what);
     return t;
   } else {
-    throw Error(what + ": unknown generator `" + dist + "` (normal, uniform, int, sparse, value, file)");
+    throw Error(what + ": unknown generator `" + dist +
+                "` (normal, uniform, int, sparse, value, file)");
   }
   return adapt_to_param(std::move(t), pt, what);
 }
 
-std::vector<Tensor> entry_inputs(const Function& f, const SuiteEntry& e, const std::string& size_set) {
+std::vector<Tensor> entry_inputs(const Function& f, const SuiteEntry& e,
+                                 const std::string& size_set) {
   const SizeMap& sizes = e.size_set(size_set);
   std::vector<Tensor> in;
   for (std::size_t k = 0; k < f.params.size(); ++k) {

@@ -33,6 +33,7 @@ nlohmann::json default_spec(const Function& f, std::size_t k);
 Tensor read_tensor_file(const std::string& path, ElemType elem = ElemType::F64);
 
 // All inputs of a manifest entry at a size set ("small" or "full").
-std::vector<Tensor> entry_inputs(const Function& f, const SuiteEntry& e, const std::string& size_set);
+std::vector<Tensor> entry_inputs(const Function& f, const SuiteEntry& e,
+                                 const std::string& size_set);
 
 }  // namespace adlab::ir

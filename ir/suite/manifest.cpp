@@ -19,7 +19,8 @@ const SizeMap& SuiteEntry::size_set(const std::string& which) const {
 }
 
 namespace {
-std::vector<std::string> strings(const nlohmann::json& j, const char* key, const std::string& where) {
+std::vector<std::string> strings(const nlohmann::json& j, const char* key,
+                                 const std::string& where) {
   std::vector<std::string> out;
   if (!j.contains(key)) return out;
   if (!j[key].is_array()) throw Error(where + ": `" + key + "` must be an array of strings");
@@ -31,7 +32,8 @@ std::vector<std::string> strings(const nlohmann::json& j, const char* key, const
 }
 
 std::string required_string(const nlohmann::json& j, const char* key, const std::string& where) {
-  if (!j.contains(key) || !j[key].is_string()) throw Error(where + ": missing string field `" + key + "`");
+  if (!j.contains(key) || !j[key].is_string())
+    throw Error(where + ": missing string field `" + key + "`");
   return j[key].get<std::string>();
 }
 }  // namespace
@@ -57,13 +59,15 @@ Suite load_manifest(const std::string& path, const std::string& suite_root) {
     SuiteEntry x;
     x.suite = s.name;
     x.dir = s.dir;
-    std::string where = path + ": entry " + (e.contains("name") ? "`" + e.value("name", "") + "`"
-                                                                : std::to_string(s.entries.size()));
+    std::string where =
+        path + ": entry " +
+        (e.contains("name") ? "`" + e.value("name", "") + "`" : std::to_string(s.entries.size()));
     x.name = required_string(e, "name", where);
     x.program = (dir / required_string(e, "program", where)).string();
     x.function = required_string(e, "function", where);
     x.source = e.value("source", s.source);
-    if (!e.contains("sizes") || !e["sizes"].is_object()) throw Error(where + ": missing `sizes` object");
+    if (!e.contains("sizes") || !e["sizes"].is_object())
+      throw Error(where + ": missing `sizes` object");
     for (auto& [set, values] : e["sizes"].items()) {
       if (!values.is_object()) throw Error(where + ": sizes." + set + " must be an object");
       x.sizes[set];  // an empty set is valid: the function has no sizes
@@ -81,7 +85,8 @@ Suite load_manifest(const std::string& path, const std::string& suite_root) {
     x.modes = strings(e, "modes", where);
     if (e.contains("expected")) x.expected = e["expected"];
     x.tolerance = e.value("tolerance", 1e-12);
-    if (e.contains("cost_bound") && e["cost_bound"].is_number()) x.cost_bound = e["cost_bound"].get<double>();
+    if (e.contains("cost_bound") && e["cost_bound"].is_number())
+      x.cost_bound = e["cost_bound"].get<double>();
     x.notes = e.value("notes", "");
     for (const auto& other : s.entries)
       if (other.name == x.name) throw Error(where + ": duplicate entry name");
@@ -95,10 +100,12 @@ std::vector<Suite> find_suites(const std::string& root) {
   if (!fs::exists(root)) throw Error("suite folder `" + root + "` does not exist");
   if (fs::is_regular_file(root)) return {load_manifest(root)};
   for (const auto& p : fs::recursive_directory_iterator(root))
-    if (p.is_regular_file() && p.path().filename() == "manifest.json") paths.push_back(p.path().string());
+    if (p.is_regular_file() && p.path().filename() == "manifest.json")
+      paths.push_back(p.path().string());
   std::sort(paths.begin(), paths.end());
   std::vector<Suite> out;
-  std::string base = fs::path(root).filename() == "suites" ? root : fs::path(root).parent_path().string();
+  std::string base =
+      fs::path(root).filename() == "suites" ? root : fs::path(root).parent_path().string();
   for (const auto& p : paths) out.push_back(load_manifest(p, base));
   return out;
 }

@@ -14,9 +14,9 @@ namespace adlab::ir {
 using SizeMap = std::map<std::string, std::int64_t>;
 
 struct SuiteEntry {
-  std::string suite;     // e.g. "papers/iverson"
-  std::string name;      // unique within the suite
-  std::string program;   // absolute or manifest-relative resolved path of the .adl file
+  std::string suite;    // e.g. "papers/iverson"
+  std::string name;     // unique within the suite
+  std::string program;  // absolute or manifest-relative resolved path of the .adl file
   std::string function;
   std::string source;
   std::map<std::string, SizeMap> sizes;  // "small", "full"

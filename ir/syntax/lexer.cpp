@@ -8,8 +8,8 @@ namespace adlab::ir {
 namespace {
 bool continues_line(const Token& t) {
   // After these a newline does not end the statement.
-  static const char* ops[] = {"+", "-", "*", "/", "%", "<", "<=", ">", ">=", "==", "!=", "&&",
-                              "||", "!", "=", ",", "(", "[", "{", "->", ":", ";", "."};
+  static const char* ops[] = {"+",  "-", "*", "/", "%", "<", "<=", ">",  ">=", "==", "!=", "&&",
+                              "||", "!", "=", ",", "(", "[", "{",  "->", ":",  ";",  "."};
   if (t.kind == Tok::Newline) return true;
   if (t.kind != Tok::Punct) return false;
   for (auto* o : ops)
@@ -20,10 +20,14 @@ bool continues_line(const Token& t) {
 
 std::string describe(const Token& t) {
   switch (t.kind) {
-    case Tok::End: return "end of file";
-    case Tok::Newline: return "end of line";
-    case Tok::Number: return "number `" + t.text + "`";
-    default: return "`" + t.text + "`";
+    case Tok::End:
+      return "end of file";
+    case Tok::Newline:
+      return "end of line";
+    case Tok::Number:
+      return "number `" + t.text + "`";
+    default:
+      return "`" + t.text + "`";
   }
 }
 
@@ -44,7 +48,9 @@ std::vector<Token> lex(std::string_view src, const std::string& file, std::uint3
       ++i;
     }
   };
-  auto push = [&](Tok kind, std::string text, SourcePos p) { out.push_back(Token{kind, std::move(text), std::move(p)}); };
+  auto push = [&](Tok kind, std::string text, SourcePos p) {
+    out.push_back(Token{kind, std::move(text), std::move(p)});
+  };
 
   while (i < src.size()) {
     char c = src[i];
@@ -69,7 +75,8 @@ std::vector<Token> lex(std::string_view src, const std::string& file, std::uint3
       std::size_t j = i;
       while (j < src.size() && std::isdigit(static_cast<unsigned char>(src[j]))) ++j;
       if (!after_dot) {  // after `.` only a field number: x.0.1 is two projections
-        if (j + 1 < src.size() && src[j] == '.' && std::isdigit(static_cast<unsigned char>(src[j + 1]))) {
+        if (j + 1 < src.size() && src[j] == '.' &&
+            std::isdigit(static_cast<unsigned char>(src[j + 1]))) {
           ++j;
           while (j < src.size() && std::isdigit(static_cast<unsigned char>(src[j]))) ++j;
         }
@@ -88,7 +95,8 @@ std::vector<Token> lex(std::string_view src, const std::string& file, std::uint3
     }
     if (std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '?') {
       std::size_t j = i + 1;
-      while (j < src.size() && (std::isalnum(static_cast<unsigned char>(src[j])) || src[j] == '_')) ++j;
+      while (j < src.size() && (std::isalnum(static_cast<unsigned char>(src[j])) || src[j] == '_'))
+        ++j;
       if (c == '?' && j == i + 1) throw Error(p, "expected a pattern variable name after `?`");
       push(Tok::Ident, std::string(src.substr(i, j - i)), p);
       advance(j - i);

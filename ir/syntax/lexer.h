@@ -22,10 +22,13 @@ struct Token {
   Tok kind;
   std::string text;
   SourcePos pos;
-  bool is(std::string_view s) const { return (kind == Tok::Punct || kind == Tok::Ident) && text == s; }
+  bool is(std::string_view s) const {
+    return (kind == Tok::Punct || kind == Tok::Ident) && text == s;
+  }
 };
 
-std::vector<Token> lex(std::string_view source, const std::string& file, std::uint32_t source_id = 0);
+std::vector<Token> lex(std::string_view source, const std::string& file,
+                       std::uint32_t source_id = 0);
 std::string describe(const Token& t);  // for "expected X, found Y" messages
 
 }  // namespace adlab::ir

@@ -21,13 +21,13 @@ namespace {
 
 const std::map<std::string, PrimOp>& prim_table() {
   static const std::map<std::string, PrimOp> t = {
-      {"exp", PrimOp::Exp},       {"log", PrimOp::Log},         {"log1p", PrimOp::Log1p},
-      {"expm1", PrimOp::Expm1},   {"sin", PrimOp::Sin},         {"cos", PrimOp::Cos},
-      {"tan", PrimOp::Tan},       {"tanh", PrimOp::Tanh},       {"sigmoid", PrimOp::Sigmoid},
-      {"sqrt", PrimOp::Sqrt},     {"abs", PrimOp::Abs},         {"lgamma", PrimOp::Lgamma},
-      {"floor", PrimOp::Floor},   {"round", PrimOp::Round},     {"pow", PrimOp::Pow},
-      {"min", PrimOp::Min},       {"max", PrimOp::Max},         {"band", PrimOp::Band},
-      {"bxor", PrimOp::Bxor},     {"f64", PrimOp::ToF64},       {"f32", PrimOp::ToF32},
+      {"exp", PrimOp::Exp},     {"log", PrimOp::Log},     {"log1p", PrimOp::Log1p},
+      {"expm1", PrimOp::Expm1}, {"sin", PrimOp::Sin},     {"cos", PrimOp::Cos},
+      {"tan", PrimOp::Tan},     {"tanh", PrimOp::Tanh},   {"sigmoid", PrimOp::Sigmoid},
+      {"sqrt", PrimOp::Sqrt},   {"abs", PrimOp::Abs},     {"lgamma", PrimOp::Lgamma},
+      {"floor", PrimOp::Floor}, {"round", PrimOp::Round}, {"pow", PrimOp::Pow},
+      {"min", PrimOp::Min},     {"max", PrimOp::Max},     {"band", PrimOp::Band},
+      {"bxor", PrimOp::Bxor},   {"f64", PrimOp::ToF64},   {"f32", PrimOp::ToF32},
       {"i64", PrimOp::ToI64}};
   return t;
 }
@@ -35,7 +35,8 @@ const std::map<std::string, PrimOp>& prim_table() {
 // An untyped number expression is f64 unless it uses `%`, which only integers have.
 ElemType default_elem(Expr e) {
   if (auto* b = e.as<Binary>())
-    return b->op == BinaryOp::Mod || default_elem(b->a) == ElemType::I64 || default_elem(b->b) == ElemType::I64
+    return b->op == BinaryOp::Mod || default_elem(b->a) == ElemType::I64 ||
+                   default_elem(b->b) == ElemType::I64
                ? ElemType::I64
                : ElemType::F64;
   if (auto* u = e.as<Unary>()) return default_elem(u->a);
@@ -43,10 +44,10 @@ ElemType default_elem(Expr e) {
 }
 
 bool is_keyword(const std::string& s) {
-  static const char* kws[] = {"func", "let",    "return", "gen",  "sum", "max", "min",   "loop",
-                              "next", "scan",   "scatter", "to",  "at",  "add", "select", "exists",
-                              "nz",   "in",     "true",   "false", "pi", "band", "bxor", "f64",
-                              "f32",  "i64",    "bool"};
+  static const char* kws[] = {"func",   "let",    "return", "gen",     "sum",  "max",   "min",
+                              "loop",   "next",   "scan",   "scatter", "to",   "at",    "add",
+                              "select", "exists", "nz",     "in",      "true", "false", "pi",
+                              "band",   "bxor",   "f64",    "f32",     "i64",  "bool"};
   for (auto* k : kws)
     if (s == k) return true;
   return false;
@@ -54,7 +55,8 @@ bool is_keyword(const std::string& s) {
 
 class Parser {
  public:
-  Parser(std::vector<Token> toks, std::string file) : toks_(std::move(toks)), file_(std::move(file)) {}
+  Parser(std::vector<Token> toks, std::string file)
+      : toks_(std::move(toks)), file_(std::move(file)) {}
 
   Module module() {
     Module m;
@@ -137,10 +139,11 @@ class Parser {
     if (is_keyword(name)) throw Error(p, "`" + name + "` is a keyword");
     if (Expr old = lookup(name); old.defined()) {
       auto where = bound_at_.find(name);
-      throw Error(p, "`" + name + "` is already bound in this scope (no shadowing)",
-                  {"bound at " + (where != bound_at_.end() ? where->second.str() : pos_of(old).str()),
-                   "a binder (gen, sum, ...) takes the rest of the expression as its body: "
-                   "parenthesise it to end it sooner"});
+      throw Error(
+          p, "`" + name + "` is already bound in this scope (no shadowing)",
+          {"bound at " + (where != bound_at_.end() ? where->second.str() : pos_of(old).str()),
+           "a binder (gen, sum, ...) takes the rest of the expression as its body: "
+           "parenthesise it to end it sooner"});
     }
     Expr v = Var::make(name, t);
     at_pos(v, p);
@@ -152,8 +155,10 @@ class Parser {
   // ---- types ----
   ElemType elem_type() {
     const Token& t = peek();
-    static const std::pair<const char*, ElemType> elems[] = {
-        {"f64", ElemType::F64}, {"f32", ElemType::F32}, {"i64", ElemType::I64}, {"bool", ElemType::Bool}};
+    static const std::pair<const char*, ElemType> elems[] = {{"f64", ElemType::F64},
+                                                             {"f32", ElemType::F32},
+                                                             {"i64", ElemType::I64},
+                                                             {"bool", ElemType::Bool}};
     for (auto& [name, e] : elems) {
       if (t.is(name)) {
         next();
@@ -183,10 +188,14 @@ class Parser {
     if (accept("@")) {
       SourcePos p = peek().pos;
       std::string s = expect_name("a storage (dense, csr, coo)");
-      if (s == "dense") t.storage = Storage::Dense;
-      else if (s == "csr") t.storage = Storage::Csr;
-      else if (s == "coo") t.storage = Storage::Coo;
-      else throw Error(p, "unknown storage `@" + s + "` (expected @dense, @csr or @coo)");
+      if (s == "dense")
+        t.storage = Storage::Dense;
+      else if (s == "csr")
+        t.storage = Storage::Csr;
+      else if (s == "coo")
+        t.storage = Storage::Coo;
+      else
+        throw Error(p, "unknown storage `@" + s + "` (expected @dense, @csr or @coo)");
       if (t.storage == Storage::Csr && t.dims.size() != 2)
         throw Error(p, "@csr needs a rank-2 tensor");
       if (t.storage != Storage::Dense && (t.dims.empty() || t.is_tuple()))
@@ -212,13 +221,15 @@ class Parser {
     SourcePos name_pos = peek().pos;
     f->name = expect_name("a function name");
     if (prim_table().count(f->name) || f->name == "select" || f->name == "nz")
-      throw Error(name_pos, "`" + f->name + "` is a built-in primitive; choose another function name");
+      throw Error(name_pos,
+                  "`" + f->name + "` is a built-in primitive; choose another function name");
     scopes_.assign(1, {});
     implied_sizes_.clear();
     if (accept("[")) {
       do {
         SourcePos p = peek().pos;
-        f->declared_sizes.push_back(bind(expect_name("a size name"), Type::scalar(ElemType::I64), p));
+        f->declared_sizes.push_back(
+            bind(expect_name("a size name"), Type::scalar(ElemType::I64), p));
       } while (accept(","));
       expect("]");
     }
@@ -254,7 +265,8 @@ class Parser {
       for (auto& t : types)
         for (auto d : t.dims) alone = alone || d == v;
       if (!alone)
-        throw Error(bound_at_[name], "size `" + name + "` is not declared and no parameter dimension binds it",
+        throw Error(bound_at_[name],
+                    "size `" + name + "` is not declared and no parameter dimension binds it",
                     {"declare it: func " + f->name + "[" + name + "](...)"});
       f->sizes.push_back(v);
     }
@@ -302,8 +314,8 @@ class Parser {
           vars.push_back(Var::make(Context::current().fresh_name("result"), r->type.fields[k]));
         }
         if (vars.size() != f.result_type.fields.size())
-          throw Error(p, "`" + f.name + "` returns " + type_str(f.result_type) + " but the value has type " +
-                             type_str(r->type));
+          throw Error(p, "`" + f.name + "` returns " + type_str(f.result_type) +
+                             " but the value has type " + type_str(r->type));
         f.stmts.push_back(Stmt{vars, r});
         f.results = vars;
       }
@@ -313,7 +325,9 @@ class Parser {
     for (std::size_t k = 0; k < f.results.size(); ++k) {
       const Type& want = f.results.size() == 1 ? f.result_type : f.result_type.fields[k];
       if (f.results[k]->flexible)
-        f.results[k] = build(p, [&] { return coerce_flexible(f.results[k], want.is_tuple() ? ElemType::F64 : want.elem); });
+        f.results[k] = build(p, [&] {
+          return coerce_flexible(f.results[k], want.is_tuple() ? ElemType::F64 : want.elem);
+        });
     }
   }
 
@@ -329,7 +343,8 @@ class Parser {
     expect("=");
     SourcePos vp = peek().pos;
     Expr value = expr();
-    if (value->flexible) value = build(vp, [&] { return coerce_flexible(value, default_elem(value)); });
+    if (value->flexible)
+      value = build(vp, [&] { return coerce_flexible(value, default_elem(value)); });
     Stmt s;
     s.value = value;
     if (!destructure) {
@@ -337,9 +352,9 @@ class Parser {
     } else {
       if (!value->type.is_tuple() || !value->type.dims.empty() ||
           value->type.fields.size() != names.size())
-        throw Error(names[0].second, "let (" + std::to_string(names.size()) +
-                                         " names) needs a tuple of " + std::to_string(names.size()) +
-                                         ", found " + type_str(value->type));
+        throw Error(names[0].second,
+                    "let (" + std::to_string(names.size()) + " names) needs a tuple of " +
+                        std::to_string(names.size()) + ", found " + type_str(value->type));
       for (std::size_t k = 0; k < names.size(); ++k)
         s.vars.push_back(bind(names[k].first, value->type.fields[k], names[k].second));
     }
@@ -397,7 +412,7 @@ class Parser {
   // Comparisons chain: a <= b < c means a <= b && b < c.
   Expr cmp_expr() {
     static const std::pair<const char*, BinaryOp> ops[] = {
-        {"<", BinaryOp::Lt}, {"<=", BinaryOp::Le}, {">", BinaryOp::Gt},
+        {"<", BinaryOp::Lt},  {"<=", BinaryOp::Le}, {">", BinaryOp::Gt},
         {">=", BinaryOp::Ge}, {"==", BinaryOp::Eq}, {"!=", BinaryOp::Ne}};
     SourcePos p = peek().pos;
     Expr left = add_expr();
@@ -410,7 +425,8 @@ class Parser {
       next();
       Expr right = add_expr();
       Expr c = build(p, [&] { return Binary::make(*op, left, right); });
-      result = result.defined() ? build(p, [&] { return Binary::make(BinaryOp::And, result, c); }) : c;
+      result =
+          result.defined() ? build(p, [&] { return Binary::make(BinaryOp::And, result, c); }) : c;
       left = right;
     }
     return result.defined() ? result : left;
@@ -538,11 +554,16 @@ class Parser {
     Domain d = domain(false);
     expect("(");
     ReduceOp op;
-    if (accept("+")) op = ReduceOp::Sum;
-    else if (accept("*")) op = ReduceOp::Prod;
-    else if (accept("max")) op = ReduceOp::Max;
-    else if (accept("min")) op = ReduceOp::Min;
-    else fail("a scan operator (+), (*), (max) or (min)");
+    if (accept("+"))
+      op = ReduceOp::Sum;
+    else if (accept("*"))
+      op = ReduceOp::Prod;
+    else if (accept("max"))
+      op = ReduceOp::Max;
+    else if (accept("min"))
+      op = ReduceOp::Min;
+    else
+      fail("a scan operator (+), (*), (max) or (min)");
     expect(")");
     Expr body = expr();
     scopes_.pop_back();
@@ -683,7 +704,8 @@ class Parser {
         implied_sizes_.emplace_back(name, v);
         return v;
       }
-      if (peek().is("(")) throw Error(p, "unknown function `" + name + "` (functions must be defined before use)");
+      if (peek().is("("))
+        throw Error(p, "unknown function `" + name + "` (functions must be defined before use)");
       throw Error(p, "unknown name `" + name + "`");
     }
     at_pos(v, p);

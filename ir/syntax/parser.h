@@ -1,4 +1,5 @@
-// The `.adl` parser: text to a type-checked Module; errors name file:line:col and what was expected.
+// The `.adl` parser: text to a type-checked Module; errors name file:line:col and what was
+// expected.
 #pragma once
 
 #include <string>

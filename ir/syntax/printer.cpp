@@ -14,33 +14,53 @@ namespace adlab::ir {
 namespace {
 
 // Binding strength, loosest first (SYNTAX.md "Precedence").
-enum Prec : int { kBinder = 0, kOr = 1, kAnd = 2, kCmp = 3, kAdd = 4, kMul = 5, kPrefix = 6, kAtom = 7 };
+enum Prec : int {
+  kBinder = 0,
+  kOr = 1,
+  kAnd = 2,
+  kCmp = 3,
+  kAdd = 4,
+  kMul = 5,
+  kPrefix = 6,
+  kAtom = 7
+};
 
 int binary_prec(BinaryOp op) {
   switch (op) {
-    case BinaryOp::Or: return kOr;
-    case BinaryOp::And: return kAnd;
+    case BinaryOp::Or:
+      return kOr;
+    case BinaryOp::And:
+      return kAnd;
     case BinaryOp::Add:
-    case BinaryOp::Sub: return kAdd;
+    case BinaryOp::Sub:
+      return kAdd;
     case BinaryOp::Mul:
     case BinaryOp::Div:
-    case BinaryOp::Mod: return kMul;
-    default: return kCmp;
+    case BinaryOp::Mod:
+      return kMul;
+    default:
+      return kCmp;
   }
 }
 
 int prec_of(Expr e) {
   switch (e->kind) {
-    case NodeKind::Binary: return binary_prec(e.as<Binary>()->op);
-    case NodeKind::Unary: return kPrefix;
-    case NodeKind::Literal: return e.as<Literal>()->value < 0 ? kPrefix : kAtom;
-    case NodeKind::Iverson: return kPrefix;
+    case NodeKind::Binary:
+      return binary_prec(e.as<Binary>()->op);
+    case NodeKind::Unary:
+      return kPrefix;
+    case NodeKind::Literal:
+      return e.as<Literal>()->value < 0 ? kPrefix : kAtom;
+    case NodeKind::Iverson:
+      return kPrefix;
     case NodeKind::Gen:
     case NodeKind::Reduce:
     case NodeKind::Scan:
     case NodeKind::Exists:
-    case NodeKind::Scatter: return kBinder;
-    default: return kAtom;  // names, calls, accesses, tuples, blocks, loops, select
+    case NodeKind::Scatter:
+      return kBinder;
+    default:
+      return kAtom;  // names, calls, accesses, tuples, blocks, loops, select
   }
 }
 
@@ -125,8 +145,7 @@ class Printer : public StrictVisitor<void> {
   void visit_node(const Unary& n, Expr) override {
     os_ << op_name(n.op);
     // "- -x" and "-(-2)": keep a space or parens so the text reads back as written.
-    bool negative_operand =
-        n.a.as<Unary>() || (n.a.as<Literal>() && n.a.as<Literal>()->value < 0);
+    bool negative_operand = n.a.as<Unary>() || (n.a.as<Literal>() && n.a.as<Literal>()->value < 0);
     if (n.op == UnaryOp::Neg && negative_operand) {
       os_ << "(";
       visit(n.a);

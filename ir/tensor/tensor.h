@@ -1,4 +1,5 @@
-// Tensor values: dense row-major, CSR and COO, templated on the floating scalar type (DESIGN 2.1, 2.3).
+// Tensor values: dense row-major, CSR and COO, templated on the floating scalar type
+// (DESIGN 2.1, 2.3).
 #pragma once
 
 #include <cstdint>

@@ -24,12 +24,16 @@ std::string error_of(const std::string& src) {
 }  // namespace
 
 TEST_CASE("lexical and syntax errors name file:line:col and what was expected", "[unit]") {
-  CHECK(error_of("func f(x: f64) -> f64 {\n  return x $ 2\n}\n") == "t.adl:2:12: error: unexpected character `$`");
-  CHECK(error_of("func f(x: f64) -> f64 {\n  return x +\n}\n") == "t.adl:3:1: error: expected an expression, found `}`");
-  CHECK(error_of("func f(x: f64) f64 {\n  return x\n}\n") == "t.adl:1:16: error: expected `->`, found `f64`");
+  CHECK(error_of("func f(x: f64) -> f64 {\n  return x $ 2\n}\n") ==
+        "t.adl:2:12: error: unexpected character `$`");
+  CHECK(error_of("func f(x: f64) -> f64 {\n  return x +\n}\n") ==
+        "t.adl:3:1: error: expected an expression, found `}`");
+  CHECK(error_of("func f(x: f64) f64 {\n  return x\n}\n") ==
+        "t.adl:1:16: error: expected `->`, found `f64`");
   CHECK(error_of("func f(x: f64) -> f64 {\n  let = x\n  return x\n}\n") ==
         "t.adl:2:7: error: expected a name to bind, found `=`");
-  CHECK(error_of("func f(x: f64) -> f64 {\n  return x\n") == "t.adl:3:1: error: expected `}`, found end of file");
+  CHECK(error_of("func f(x: f64) -> f64 {\n  return x\n") ==
+        "t.adl:3:1: error: expected `}`, found end of file");
   CHECK(error_of("func f(x: f64) -> f64 {\n  let a = x x\n  return a\n}\n") ==
         "t.adl:2:13: error: expected end of statement (newline or `;`), found `x`");
   CHECK(error_of("func f(x: f65) -> f64 {\n  return x\n}\n") ==
@@ -43,14 +47,18 @@ TEST_CASE("lexical and syntax errors name file:line:col and what was expected", 
 }
 
 TEST_CASE("name errors: unknown names, shadowing, functions defined later", "[unit]") {
-  CHECK(error_of("func f(x: f64) -> f64 {\n  return y\n}\n") == "t.adl:2:10: error: unknown name `y`");
+  CHECK(error_of("func f(x: f64) -> f64 {\n  return y\n}\n") ==
+        "t.adl:2:10: error: unknown name `y`");
   CHECK(error_of("func f(x: f64[n]) -> f64 {\n  return sum[i < n] sum[i < n] x[i]\n}\n") ==
         "t.adl:2:25: error: `i` is already bound in this scope (no shadowing)");
   CHECK(error_of("func f(x: f64) -> f64 {\n  let x = 2\n  return x\n}\n") ==
         "t.adl:2:7: error: `x` is already bound in this scope (no shadowing)");
-  CHECK(error_of("func f(x: f64) -> f64 {\n  return g(x)\n}\nfunc g(y: f64) -> f64 {\n  return y\n}\n") ==
-        "t.adl:2:10: error: unknown function `g` (functions must be defined before use)");
-  CHECK(error_of("func f(x: f64) -> f64 {\n  return x\n}\nfunc f(y: f64) -> f64 {\n  return y\n}\n") ==
+  CHECK(
+      error_of(
+          "func f(x: f64) -> f64 {\n  return g(x)\n}\nfunc g(y: f64) -> f64 {\n  return y\n}\n") ==
+      "t.adl:2:10: error: unknown function `g` (functions must be defined before use)");
+  CHECK(error_of(
+            "func f(x: f64) -> f64 {\n  return x\n}\nfunc f(y: f64) -> f64 {\n  return y\n}\n") ==
         "t.adl:4:1: error: function `f` is defined twice");
   CHECK(error_of("func f(x: f64[n + m]) -> f64 {\n  return 0\n}\n") ==
         "t.adl:1:15: error: size `n` is not declared and no parameter dimension binds it");
@@ -58,7 +66,8 @@ TEST_CASE("name errors: unknown names, shadowing, functions defined later", "[un
 
 TEST_CASE("type and shape errors", "[unit]") {
   CHECK(error_of("func f(x: f64[n], i: i64) -> f64 {\n  return x[i] + i\n}\n") ==
-        "t.adl:2:10: error: operator + mixes f64 and i64 (no implicit conversion; use f64(i) or i64(...))");
+        "t.adl:2:10: error: operator + mixes f64 and i64 (no implicit conversion; use f64(i) or "
+        "i64(...))");
   CHECK(error_of("func f(A: f64[n, m]) -> f64 {\n  return A[0, 1, 2]\n}\n") ==
         "t.adl:2:10: error: `A` of type f64[n, m] has rank 2 but is indexed with 3 indices");
   CHECK(error_of("func f(x: f64[n], y: f64[m]) -> f64[n] {\n  return select(true, x, y)\n}\n") ==
@@ -72,8 +81,10 @@ TEST_CASE("type and shape errors", "[unit]") {
   CHECK(error_of("func f(x: f64[n]) -> f64 {\n  return x\n}\n") ==
         "t.adl:2:10: error: `f` is declared to return f64 but returns f64[n]");
   CHECK(error_of("func f(x: f64[n], y: f64[m]) -> f64 {\n  return sum[i < n] x[i] * y[i]\n}\n") ==
-        "no error");  // shapes are symbolic: an out-of-range read is a runtime error, not a type error
-  CHECK(error_of("func g(v: f64[k]) -> f64 {\n  return v[0]\n}\nfunc f(A: f64[n, m]) -> f64 {\n  return g(A)\n}\n") ==
+        "no error");  // shapes are symbolic: an out-of-range read is a runtime error, not a type
+                      // error
+  CHECK(error_of("func g(v: f64[k]) -> f64 {\n  return v[0]\n}\nfunc f(A: f64[n, m]) -> f64 {\n  "
+                 "return g(A)\n}\n") ==
         "t.adl:5:10: error: argument 1 of `g` must have type f64[k], found f64[n, m]");
   CHECK(error_of("func f(x: f64[n]) -> f64 {\n  return nz(x, 0)\n}\n") ==
         "t.adl:2:10: error: nz(...) needs a sparse (@csr or @coo) tensor, found f64[n]");
@@ -82,14 +93,20 @@ TEST_CASE("type and shape errors", "[unit]") {
 }
 
 TEST_CASE("shape rules: size-only shapes and affine bounds", "[unit]") {
-  CHECK(error_of("func f(x: f64[n]) -> f64 {\n  return sum[i < n] sum[j < n] (gen[k < i] x[k])[0]\n}\n") ==
-        "t.adl:2:33: error: the bound `i` of gen must be a size expression (it is a shape)");
+  CHECK(
+      error_of(
+          "func f(x: f64[n]) -> f64 {\n  return sum[i < n] sum[j < n] (gen[k < i] x[k])[0]\n}\n") ==
+      "t.adl:2:33: error: the bound `i` of gen must be a size expression (it is a shape)");
   CHECK(error_of("func f(x: f64[n]) -> f64 {\n  return sum[i < n] sum[j < i * i] x[j]\n}\n") ==
-        "t.adl:2:29: error: bound `i * i` of sum must be affine in the enclosing indices: `i * i` is not affine");
-  CHECK(error_of("func f(x: f64[n], idx: i64[n]) -> f64 {\n  return sum[i < n] sum[j < idx[i]] x[j]\n}\n") ==
-        "t.adl:2:29: error: bound `idx[i]` of sum must be affine in the enclosing indices: `idx[i]` is not affine");
+        "t.adl:2:29: error: bound `i * i` of sum must be affine in the enclosing indices: `i * i` "
+        "is not affine");
+  CHECK(error_of("func f(x: f64[n], idx: i64[n]) -> f64 {\n  return sum[i < n] sum[j < idx[i]] "
+                 "x[j]\n}\n") ==
+        "t.adl:2:29: error: bound `idx[i]` of sum must be affine in the enclosing indices: "
+        "`idx[i]` is not affine");
   // Affine triangular bounds are fine.
-  CHECK(error_of("func f(x: f64[n]) -> f64 {\n  return sum[i < n] sum[j < 2 * i + 1] [j < n] * x[j]\n}\n") == "no error");
+  CHECK(error_of("func f(x: f64[n]) -> f64 {\n  return sum[i < n] sum[j < 2 * i + 1] [j < n] * "
+                 "x[j]\n}\n") == "no error");
 }
 
 TEST_CASE("runtime errors: bounds, empty max, shapes, missing sizes", "[unit]") {
@@ -104,27 +121,34 @@ TEST_CASE("runtime errors: bounds, empty max, shapes, missing sizes", "[unit]") 
     }
     return "no error";
   };
-  CHECK(run("func f(x: f64[n]) -> f64 {\n  return sum[i < n] x[i + 1]\n}\n", {dense_f64({3}, {1, 2, 3})}) ==
-        "r.adl:2:21: error: index out of range: `i + 1` = 3 is outside [0, 3) in `x[i + 1]` (dimension 0)");
+  CHECK(run("func f(x: f64[n]) -> f64 {\n  return sum[i < n] x[i + 1]\n}\n",
+            {dense_f64({3}, {1, 2, 3})}) ==
+        "r.adl:2:21: error: index out of range: `i + 1` = 3 is outside [0, 3) in `x[i + 1]` "
+        "(dimension 0)");
   // A strong zero guards the padded access.
-  CHECK(run("func f(x: f64[n]) -> f64 {\n  return sum[i < n] [i + 1 < n] * x[i + 1]\n}\n", {dense_f64({3}, {1, 2, 3})}) ==
-        "no error");
+  CHECK(run("func f(x: f64[n]) -> f64 {\n  return sum[i < n] [i + 1 < n] * x[i + 1]\n}\n",
+            {dense_f64({3}, {1, 2, 3})}) == "no error");
   CHECK(run("func f(x: f64[n]) -> f64 {\n  return max[i < n] x[i]\n}\n", {dense_f64({0}, {})}) ==
         "r.adl:2:10: error: max over an empty range has no value");
-  CHECK(run("func f(x: f64[n], y: f64[n]) -> f64 {\n  return x[0]\n}\n", {dense_f64({3}, {1, 2, 3}), dense_f64({2}, {1, 2})}) ==
+  CHECK(run("func f(x: f64[n], y: f64[n]) -> f64 {\n  return x[0]\n}\n",
+            {dense_f64({3}, {1, 2, 3}), dense_f64({2}, {1, 2})}) ==
         "r.adl:1:19: error: shape mismatch: size `n` is 3 but parameter `y` dimension 0 gives 2");
-  CHECK(run("func f[m](x: f64[n]) -> f64[m] {\n  return gen[i < m] x[0]\n}\n", {dense_f64({3}, {1, 2, 3})}) ==
+  CHECK(run("func f[m](x: f64[n]) -> f64[m] {\n  return gen[i < m] x[0]\n}\n",
+            {dense_f64({3}, {1, 2, 3})}) ==
         "r.adl:1:8: error: size `m` of `f` is not bound by any parameter");
   CHECK(run("func f(i: i64) -> i64 {\n  return 7 / (i - 2)\n}\n", {dense_i64({}, {2})}) ==
         "r.adl:2:10: error: integer / by a non-positive value (0) in `7 / (i - 2)`");
   CHECK(run("func f(x: f64[n, m] @csr) -> f64 {\n  return 0\n}\n", {dense_f64({1, 2}, {1, 2})}) ==
         "r.adl:1:8: error: parameter `x` is declared f64[n, m] @csr but given a dense tensor");
-  CHECK(run("func f[m](g: f64[n], idx: i64[n]) -> f64[m] {\n  return scatter[i < n] to f64[m] at (idx[i]) add g[i]\n}\n",
+  CHECK(run("func f[m](g: f64[n], idx: i64[n]) -> f64[m] {\n  return scatter[i < n] to f64[m] at "
+            "(idx[i]) add g[i]\n}\n",
             {dense_f64({2}, {1, 2}), dense_i64({2}, {0, 5})}, EvalOptions{{{"m", 3}}, true}) ==
-        "r.adl:2:10: error: index out of range: `idx[i]` = 5 is outside [0, 3) in `scatter[i < n] to f64[m] at (idx[i]) add g[i]` (dimension 0)");
+        "r.adl:2:10: error: index out of range: `idx[i]` = 5 is outside [0, 3) in `scatter[i < n] "
+        "to f64[m] at (idx[i]) add g[i]` (dimension 0)");
 }
 
-TEST_CASE("review regressions: sizes from i64 parameters, exact dimensions, strong zeros", "[unit]") {
+TEST_CASE("review regressions: sizes from i64 parameters, exact dimensions, strong zeros",
+          "[unit]") {
   auto eval = [](const std::string& src, std::vector<Tensor> in, EvalOptions o = {}) {
     Module m = parse_module(src, "v.adl");
     Interpreter<double> interp(o);
@@ -134,34 +158,49 @@ TEST_CASE("review regressions: sizes from i64 parameters, exact dimensions, stro
   auto r = eval("func f(k: i64, x: f64[k]) -> f64 {\n  return sum[i < k] x[i]\n}\n",
                 {dense_i64({}, {3}), dense_f64({3}, {1, 2, 3})});
   CHECK(r[0].values[0] == 6);
-  CHECK_THROWS_WITH(eval("func f(k: i64, x: f64[k]) -> f64 {\n  return x[0]\n}\n", {dense_i64({}, {2}), dense_f64({3}, {1, 2, 3})}),
+  CHECK_THROWS_WITH(eval("func f(k: i64, x: f64[k]) -> f64 {\n  return x[0]\n}\n",
+                         {dense_i64({}, {2}), dense_f64({3}, {1, 2, 3})}),
                     Catch::Contains("size `k` is 2 but parameter `x` dimension 0 gives 3"));
   // A dimension with a non-exact division is an error (SYNTAX.md).
-  CHECK_THROWS_WITH(eval("func f(x: f64[n]) -> f64[n / 2] {\n  return gen[i < n / 2] x[2 * i] + x[2 * i + 1]\n}\n",
-                         {dense_f64({3}, {1, 2, 3})}),
-                    Catch::Contains("is not an exact division (3 / 2)"));
-  CHECK(eval("func f(x: f64[n]) -> f64[n / 2] {\n  return gen[i < n / 2] x[2 * i] + x[2 * i + 1]\n}\n",
-             {dense_f64({4}, {1, 2, 3, 4})})[0].values == std::vector<double>{3, 7});
+  CHECK_THROWS_WITH(
+      eval(
+          "func f(x: f64[n]) -> f64[n / 2] {\n  return gen[i < n / 2] x[2 * i] + x[2 * i + 1]\n}\n",
+          {dense_f64({3}, {1, 2, 3})}),
+      Catch::Contains("is not an exact division (3 / 2)"));
+  CHECK(
+      eval(
+          "func f(x: f64[n]) -> f64[n / 2] {\n  return gen[i < n / 2] x[2 * i] + x[2 * i + 1]\n}\n",
+          {dense_f64({4}, {1, 2, 3, 4})})[0]
+          .values == std::vector<double>{3, 7});
   // Integer scatters skip contributions under a false bracket, unchecked.
-  auto h = eval("func f[m](idx: i64[n]) -> i64[m] {\n  return scatter[i < n] to i64[m] at (idx[i]) add [idx[i] < m] * i64(1)\n}\n",
-                {dense_i64({4}, {2, 0, 2, 1})}, EvalOptions{{{"m", 2}}, true});
+  auto h = eval(
+      "func f[m](idx: i64[n]) -> i64[m] {\n  return scatter[i < n] to i64[m] at (idx[i]) add "
+      "[idx[i] < m] * i64(1)\n}\n",
+      {dense_i64({4}, {2, 0, 2, 1})}, EvalOptions{{{"m", 2}}, true});
   CHECK(h[0].ints == std::vector<std::int64_t>{1, 1});
   // Strong zeros change the operation count, never the IEEE value: 0 * log(-1) is NaN.
-  auto z = eval("func f(x: f64[n]) -> f64 {\n  return sum[i < n] [i == 0] * 1 * log(x[i])\n}\n", {dense_f64({3}, {1, 0, -1})});
+  auto z = eval("func f(x: f64[n]) -> f64 {\n  return sum[i < n] [i == 0] * 1 * log(x[i])\n}\n",
+                {dense_f64({3}, {1, 0, -1})});
   CHECK(std::isnan(z[0].values[0]));
   // Untyped results take the declared type; `%` makes an untyped let an integer.
   CHECK(eval("func f() -> i64 {\n  return 7 / 2\n}\n", {})[0].ints == std::vector<std::int64_t>{3});
-  CHECK(eval("func f() -> i64 {\n  let a = 7 % 2\n  return a\n}\n", {})[0].ints == std::vector<std::int64_t>{1});
+  CHECK(eval("func f() -> i64 {\n  let a = 7 % 2\n  return a\n}\n", {})[0].ints ==
+        std::vector<std::int64_t>{1});
 }
 
 TEST_CASE("review regressions: names, bounds computed from data, integer COO", "[unit]") {
   CHECK(error_of("func exp(x: f64) -> f64 {\n  return x + 1\n}\n") ==
         "t.adl:1:6: error: `exp` is a built-in primitive; choose another function name");
   // A bound may use loop-invariant data, but not data computed from an enclosing index.
-  CHECK(error_of("func f(x: f64[n], idx: i64[n]) -> f64 {\n  return sum[j < idx[0]] [j < n] * x[j]\n}\n") == "no error");
-  CHECK(error_of("func f(x: f64[n], idx: i64[n]) -> f64 {\n  let m = idx[0]\n  return sum[j < m] [j < n] * x[j]\n}\n") == "no error");
-  CHECK(error_of("func f(x: f64[n], idx: i64[n]) -> f64 {\n  return sum[i < n] { let m = idx[i]; sum[j < m] [j < n] * x[j] }\n}\n") ==
-        "t.adl:2:39: error: bound `m` of sum must be affine in the enclosing indices: `m` is not affine");
-  CHECK(error_of("func f(A: f64[n, m] @csr) -> i64[n, m] @coo {\n  return scatter[(i, j) in A] to i64[n, m] @coo at (i, j) add i64(1)\n}\n") ==
+  CHECK(error_of("func f(x: f64[n], idx: i64[n]) -> f64 {\n  return sum[j < idx[0]] [j < n] * "
+                 "x[j]\n}\n") == "no error");
+  CHECK(error_of("func f(x: f64[n], idx: i64[n]) -> f64 {\n  let m = idx[0]\n  return sum[j < m] "
+                 "[j < n] * x[j]\n}\n") == "no error");
+  CHECK(error_of("func f(x: f64[n], idx: i64[n]) -> f64 {\n  return sum[i < n] { let m = idx[i]; "
+                 "sum[j < m] [j < n] * x[j] }\n}\n") ==
+        "t.adl:2:39: error: bound `m` of sum must be affine in the enclosing indices: `m` is not "
+        "affine");
+  CHECK(error_of("func f(A: f64[n, m] @csr) -> i64[n, m] @coo {\n  return scatter[(i, j) in A] to "
+                 "i64[n, m] @coo at (i, j) add i64(1)\n}\n") ==
         "t.adl:2:10: error: a sparse (@coo) scatter result must be floating (f64 or f32)");
 }

@@ -17,9 +17,15 @@ using namespace adlab;
 using namespace adlab::ir;
 
 namespace {
-Expr i64var(const char* n) { return Var::make(n, Type::scalar(ElemType::I64)); }
-Expr f64var(const char* n) { return Var::make(n, Type::scalar(ElemType::F64)); }
-Domain dom1(Expr v, Expr b) { return Domain{{v}, {b}, Expr(), {}}; }
+Expr i64var(const char* n) {
+  return Var::make(n, Type::scalar(ElemType::I64));
+}
+Expr f64var(const char* n) {
+  return Var::make(n, Type::scalar(ElemType::F64));
+}
+Domain dom1(Expr v, Expr b) {
+  return Domain{{v}, {b}, Expr(), {}};
+}
 }  // namespace
 
 TEST_CASE("structurally equal nodes are one node", "[unit]") {
@@ -40,7 +46,9 @@ TEST_CASE("structurally equal nodes are one node", "[unit]") {
 TEST_CASE("parsed programs share structurally equal subexpressions", "[unit]") {
   Context ctx;
   ContextScope scope(ctx);
-  Module m = parse_module("func f(x: f64[n]) -> f64 {\n return (sum[i < n] x[i] * x[i]) + (sum[i < n] x[i] * x[i])\n}\n");
+  Module m = parse_module(
+      "func f(x: f64[n]) -> f64 {\n return (sum[i < n] x[i] * x[i]) + (sum[i < n] x[i] * "
+      "x[i])\n}\n");
   auto* add = m.functions[0]->results[0].as<Binary>();
   REQUIRE(add);
   CHECK(add->a == add->b);
@@ -55,7 +63,8 @@ TEST_CASE("make() checks local typing", "[unit]") {
   CHECK_THROWS_WITH(Binary::make(BinaryOp::Add, i, x), Catch::Contains("mixes i64 and f64"));
   Expr v = Var::make("v", Type::tensor(ElemType::F64, {i64var("n")}));
   CHECK_THROWS_WITH(Access::make(v, {i, i}), Catch::Contains("has rank 1 but is indexed with 2"));
-  CHECK_THROWS_WITH(Reduce::make(ReduceOp::Sum, dom1(i, i64var("n")), v), Catch::Contains("needs a numeric scalar body"));
+  CHECK_THROWS_WITH(Reduce::make(ReduceOp::Sum, dom1(i, i64var("n")), v),
+                    Catch::Contains("needs a numeric scalar body"));
   CHECK_THROWS_WITH(Iverson::make(x, x), Catch::Contains("must be a predicate"));
   // An index variable may be made before its binder.
   Expr j = i64var("j");
@@ -69,7 +78,8 @@ TEST_CASE("flexible literals adapt to their use", "[unit]") {
   Expr e = Binary::make(BinaryOp::Add, i, Literal::make_flexible(1));
   CHECK(e->type.elem == ElemType::I64);
   CHECK_FALSE(e->flexible);
-  Expr two_times_three = Binary::make(BinaryOp::Mul, Literal::make_flexible(2), Literal::make_flexible(3));
+  Expr two_times_three =
+      Binary::make(BinaryOp::Mul, Literal::make_flexible(2), Literal::make_flexible(3));
   CHECK(two_times_three->flexible);
   CHECK(coerce_flexible(two_times_three, ElemType::I64)->type.elem == ElemType::I64);
   CHECK_THROWS_WITH(coerce_flexible(Literal::make_flexible(2.5), ElemType::I64),
@@ -102,13 +112,15 @@ TEST_CASE("substitution avoids capture", "[unit]") {
   Expr n = i64var("n"), i = i64var("i"), j = i64var("j");
   Expr x = Var::make("x", Type::tensor(ElemType::F64, {n}));
   // (sum[i < n] x[i + j]){j := i + 1} must rename the bound i.
-  Expr s = Reduce::make(ReduceOp::Sum, dom1(i, n), Access::make(x, {Binary::make(BinaryOp::Add, i, j)}));
+  Expr s =
+      Reduce::make(ReduceOp::Sum, dom1(i, n), Access::make(x, {Binary::make(BinaryOp::Add, i, j)}));
   Expr r = substitute(s, j, Binary::make(BinaryOp::Add, i, Literal::make(1, ElemType::I64)));
   auto* red = r.as<Reduce>();
   REQUIRE(red);
   CHECK(red->dom.vars[0] != i);
   CHECK(is_free_in(i, r));  // the substituted i stays free
-  CHECK(expr_str(r) == "sum[" + var_name(red->dom.vars[0]) + " < n] x[" + var_name(red->dom.vars[0]) + " + (i + 1)]");
+  CHECK(expr_str(r) == "sum[" + var_name(red->dom.vars[0]) + " < n] x[" +
+                           var_name(red->dom.vars[0]) + " + (i + 1)]");
   // Bound occurrences are not substituted.
   CHECK(substitute(s, i, j) == s);
   // Evaluate both at n = 4 to confirm the meaning: sum_k x[k + j] with j := i + 1.
@@ -117,11 +129,13 @@ TEST_CASE("substitution avoids capture", "[unit]") {
 TEST_CASE("substitution preserves meaning (interpreted)", "[unit]") {
   Module m = parse_module(
       "func f(x: f64[n], j: i64) -> f64 {\n  return sum[i < n] [i + j < n] * x[i + j]\n}\n"
-      "func g(x: f64[n], j: i64) -> f64 {\n  return sum[i < n] [i + (j + 1) < n] * x[i + (j + 1)]\n}\n");
+      "func g(x: f64[n], j: i64) -> f64 {\n  return sum[i < n] [i + (j + 1) < n] * x[i + (j + "
+      "1)]\n}\n");
   auto f = m.find("f");
   auto g = m.find("g");
   Expr jv = f->params[1];
-  Expr replaced = substitute(f->results[0], jv, Binary::make(BinaryOp::Add, jv, Literal::make(1, ElemType::I64)));
+  Expr replaced = substitute(f->results[0], jv,
+                             Binary::make(BinaryOp::Add, jv, Literal::make(1, ElemType::I64)));
   CHECK(replaced == g->results[0]);
 }
 
@@ -152,17 +166,50 @@ func f(x: f64[n], A: f64[n, n] @csr, idx: i64[n]) -> f64 {
 )");
   struct Count : Visitor {
     std::set<NodeKind> seen;
-    void visit_node(const Literal& n, Expr self) override { seen.insert(n.kind); Visitor::visit_node(n, self); }
-    void visit_node(const Var& n, Expr self) override { seen.insert(n.kind); Visitor::visit_node(n, self); }
-    void visit_node(const Scan& n, Expr self) override { seen.insert(n.kind); Visitor::visit_node(n, self); }
-    void visit_node(const Loop& n, Expr self) override { seen.insert(n.kind); Visitor::visit_node(n, self); }
-    void visit_node(const Scatter& n, Expr self) override { seen.insert(n.kind); Visitor::visit_node(n, self); }
-    void visit_node(const Exists& n, Expr self) override { seen.insert(n.kind); Visitor::visit_node(n, self); }
-    void visit_node(const Nz& n, Expr self) override { seen.insert(n.kind); Visitor::visit_node(n, self); }
-    void visit_node(const Select& n, Expr self) override { seen.insert(n.kind); Visitor::visit_node(n, self); }
-    void visit_node(const Proj& n, Expr self) override { seen.insert(n.kind); Visitor::visit_node(n, self); }
-    void visit_node(const Tuple& n, Expr self) override { seen.insert(n.kind); Visitor::visit_node(n, self); }
-    void visit_node(const Let& n, Expr self) override { seen.insert(n.kind); Visitor::visit_node(n, self); }
+    void visit_node(const Literal& n, Expr self) override {
+      seen.insert(n.kind);
+      Visitor::visit_node(n, self);
+    }
+    void visit_node(const Var& n, Expr self) override {
+      seen.insert(n.kind);
+      Visitor::visit_node(n, self);
+    }
+    void visit_node(const Scan& n, Expr self) override {
+      seen.insert(n.kind);
+      Visitor::visit_node(n, self);
+    }
+    void visit_node(const Loop& n, Expr self) override {
+      seen.insert(n.kind);
+      Visitor::visit_node(n, self);
+    }
+    void visit_node(const Scatter& n, Expr self) override {
+      seen.insert(n.kind);
+      Visitor::visit_node(n, self);
+    }
+    void visit_node(const Exists& n, Expr self) override {
+      seen.insert(n.kind);
+      Visitor::visit_node(n, self);
+    }
+    void visit_node(const Nz& n, Expr self) override {
+      seen.insert(n.kind);
+      Visitor::visit_node(n, self);
+    }
+    void visit_node(const Select& n, Expr self) override {
+      seen.insert(n.kind);
+      Visitor::visit_node(n, self);
+    }
+    void visit_node(const Proj& n, Expr self) override {
+      seen.insert(n.kind);
+      Visitor::visit_node(n, self);
+    }
+    void visit_node(const Tuple& n, Expr self) override {
+      seen.insert(n.kind);
+      Visitor::visit_node(n, self);
+    }
+    void visit_node(const Let& n, Expr self) override {
+      seen.insert(n.kind);
+      Visitor::visit_node(n, self);
+    }
   } count;
   const auto& f = *m.functions[0];
   for (const auto& s : f.stmts) count.visit(s.value);

@@ -1,4 +1,5 @@
-// Every suite program parses, type-checks, round-trips through the printer and evaluates (DESIGN 6).
+// Every suite program parses, type-checks, round-trips through the printer and evaluates (DESIGN
+// 6).
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -15,7 +16,9 @@ using namespace adlab::ir;
 namespace fs = std::filesystem;
 
 namespace {
-std::string suites_root() { return std::string(ADLAB_SOURCE_DIR) + "/suites"; }
+std::string suites_root() {
+  return std::string(ADLAB_SOURCE_DIR) + "/suites";
+}
 }  // namespace
 
 TEST_CASE("every .adl file under suites/ round-trips through the printer", "[unit]") {

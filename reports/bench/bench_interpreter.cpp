@@ -14,7 +14,8 @@ using namespace adlab::ir;
 namespace {
 
 void BM_Dot(benchmark::State& state) {
-  Module m = parse_module("func dot(x: f64[n], y: f64[n]) -> f64 {\n  return sum[i < n] x[i] * y[i]\n}\n", "dot.adl");
+  Module m = parse_module(
+      "func dot(x: f64[n], y: f64[n]) -> f64 {\n  return sum[i < n] x[i] * y[i]\n}\n", "dot.adl");
   const std::int64_t n = state.range(0);
   std::vector<Tensor> in = {random_normal({n}, 0, 1, 1), random_normal({n}, 0, 1, 2)};
   Interpreter<double> interp;
@@ -22,11 +23,16 @@ void BM_Dot(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * n);
   state.SetComplexityN(n);
 }
-BENCHMARK(BM_Dot)->RangeMultiplier(10)->Range(1000, 1000000)->Unit(benchmark::kMillisecond)->Complexity();
+BENCHMARK(BM_Dot)
+    ->RangeMultiplier(10)
+    ->Range(1000, 1000000)
+    ->Unit(benchmark::kMillisecond)
+    ->Complexity();
 
 // The same without operation counting (the checker's multiprecision reference runs like this).
 void BM_DotNoCounts(benchmark::State& state) {
-  Module m = parse_module("func dot(x: f64[n], y: f64[n]) -> f64 {\n  return sum[i < n] x[i] * y[i]\n}\n", "dot.adl");
+  Module m = parse_module(
+      "func dot(x: f64[n], y: f64[n]) -> f64 {\n  return sum[i < n] x[i] * y[i]\n}\n", "dot.adl");
   const std::int64_t n = state.range(0);
   std::vector<Tensor> in = {random_normal({n}, 0, 1, 1), random_normal({n}, 0, 1, 2)};
   Interpreter<double> interp(EvalOptions{{}, false});
@@ -39,7 +45,8 @@ BENCHMARK(BM_DotNoCounts)->Arg(1000000)->Unit(benchmark::kMillisecond);
 std::string chain_program(int depth) {
   std::string src = "func chain(x0: f64) -> f64 {\n";
   for (int k = 1; k <= depth; ++k)
-    src += "  let x" + std::to_string(k) + " = x" + std::to_string(k - 1) + " * x" + std::to_string(k - 1) + " * 0.5\n";
+    src += "  let x" + std::to_string(k) + " = x" + std::to_string(k - 1) + " * x" +
+           std::to_string(k - 1) + " * 0.5\n";
   return src + "  return x" + std::to_string(depth) + "\n}\n";
 }
 
@@ -51,10 +58,17 @@ void BM_SharingChain(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(interp.run_tensors(*m.functions[0], in));
   state.SetComplexityN(depth);
 }
-BENCHMARK(BM_SharingChain)->RangeMultiplier(2)->Range(15, 960)->Unit(benchmark::kMicrosecond)->Complexity(benchmark::oN);
+BENCHMARK(BM_SharingChain)
+    ->RangeMultiplier(2)
+    ->Range(15, 960)
+    ->Unit(benchmark::kMicrosecond)
+    ->Complexity(benchmark::oN);
 
 void BM_Matmul(benchmark::State& state) {
-  Module m = parse_module("func mm(A: f64[n, k], B: f64[k, m]) -> f64[n, m] {\n  return gen[i < n, j < m] sum[l < k] A[i, l] * B[l, j]\n}\n", "mm.adl");
+  Module m = parse_module(
+      "func mm(A: f64[n, k], B: f64[k, m]) -> f64[n, m] {\n  return gen[i < n, j < m] sum[l < k] "
+      "A[i, l] * B[l, j]\n}\n",
+      "mm.adl");
   const std::int64_t n = state.range(0);
   std::vector<Tensor> in = {random_normal({n, n}, 0, 1, 1), random_normal({n, n}, 0, 1, 2)};
   Interpreter<double> interp;
