@@ -1,6 +1,8 @@
 // The strategy registry, modes and derivative executables.
 #include "ad/strategy.h"
 
+#include "ad/fd/fd_strategy.h"
+
 #include <algorithm>
 
 namespace adlab::ad {
@@ -39,8 +41,14 @@ std::unique_ptr<backends::Executable> Derivative::executable(const std::string& 
 }
 
 StrategyRegistry& StrategyRegistry::instance() {
-  static StrategyRegistry registry;
-  return registry;
+  // Built-in strategies are registered on first use (a static library drops self-registering
+  // objects nobody references).
+  static StrategyRegistry* registry = [] {
+    static StrategyRegistry r;
+    r.add(make_fd_strategy());
+    return &r;
+  }();
+  return *registry;
 }
 
 void StrategyRegistry::add(std::unique_ptr<Strategy> s) {

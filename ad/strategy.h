@@ -37,6 +37,8 @@ struct Capabilities {
   bool loops = false;                 // `loop` and `scan`
   bool parallel = false;              // parallel evaluation of gen/sum
   bool emits_ir = false;              // derivatives are ir::Functions (source transformation)
+  bool reverse = false;               // reverse mode: the cheap-gradient bound applies (000 Thm 6.35)
+  double accuracy = 0;                // declared relative accuracy (0: exact up to rounding, i.e. AD)
   bool supports(Mode m) const;
 };
 

@@ -59,14 +59,14 @@ Row run_entry(const ir::SuiteEntry& e, const std::string& size_set) {
     ir::Module m = ir::parse_file(e.program);
     ir::FunctionPtr f = m.entry(e.function);
     auto inputs = ir::entry_inputs(*f, e, size_set);
-    ir::Interpreter<double> interp(ir::EvalOptions{e.size_set(size_set), true});
+    ir::Interpreter<double> interp(ir::EvalOptions{e.size_set(size_set), true, false});
     auto out = interp.run_tensors(*f, inputs);
     r.ops = interp.counts().total();
     for (const auto& t : out)
       if (!all_finite(t)) r.detail = "result is not finite (check the input domain)";
     if (e.expected.contains("primal")) {  // a closed form with the same parameters
       auto g = m.entry(e.expected["primal"].get<std::string>());
-      ir::Interpreter<double> ref(ir::EvalOptions{e.size_set(size_set), false});
+      ir::Interpreter<double> ref(ir::EvalOptions{e.size_set(size_set), false, false});
       auto want = ref.run_tensors(*g, inputs);
       ++r.extra_functions;
       for (std::size_t k = 0; k < out.size() && k < want.size() && r.detail.empty(); ++k)
@@ -88,7 +88,7 @@ Row run_entry(const ir::SuiteEntry& e, const std::string& size_set) {
         break;
       }
       if (g->params.size() != f->params.size()) continue;
-      ir::Interpreter<double> ref(ir::EvalOptions{e.size_set(size_set), false});
+      ir::Interpreter<double> ref(ir::EvalOptions{e.size_set(size_set), false, false});
       ref.run_tensors(*g, inputs);
       ++r.extra_functions;
     }

@@ -10,5 +10,6 @@ void add_eval(CLI::App& app, int& status);
 void add_print(CLI::App& app, int& status);
 void add_check_syntax(CLI::App& app, int& status);
 void add_eval_suite(CLI::App& app, int& status);
+void add_check(CLI::App& app, int& status);
 
 }  // namespace adlab::cli

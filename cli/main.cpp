@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   adlab::cli::add_print(app, status);
   adlab::cli::add_check_syntax(app, status);
   adlab::cli::add_eval_suite(app, status);
+  adlab::cli::add_check(app, status);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -12,7 +12,7 @@ template <class T>
 class InterpExecutable : public Executable {
  public:
   InterpExecutable(ir::FunctionPtr f, const Options& o)
-      : f_(std::move(f)), interp_(ir::EvalOptions{o.sizes, o.count_ops}) {}
+      : f_(std::move(f)), interp_(ir::EvalOptions{o.sizes, o.count_ops, false}) {}
 
   std::vector<ir::Tensor> run(const std::vector<ir::Tensor>& inputs) override {
     std::vector<ir::BasicTensor<T>> in;

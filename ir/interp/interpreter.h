@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <memory>
 #include <string>
@@ -17,6 +18,17 @@ namespace adlab::ir {
 struct EvalOptions {
   std::map<std::string, std::int64_t> sizes;  // sizes no parameter binds (`--size m=5`)
   bool count_ops = true;
+  bool track_kinks = false;  // record how close the run came to a non-smooth switch
+};
+
+// The closest a run came to a point where it is not differentiable: a comparison of numbers
+// (select, brackets on data), abs, min/max, max/min reductions, floor/round/i64 conversions.
+// margin is relative: |a - b| / max(1, |a|, |b|) (distance to the nearest integer for
+// floor and conversions, to the nearest half-integer for round).
+struct KinkReport {
+  double margin = std::numeric_limits<double>::infinity();
+  Expr where;        // the node, for its position
+  std::string what;  // "comparison", "abs", "max reduction", ...
 };
 
 template <class T>
@@ -35,6 +47,7 @@ class Interpreter {
                                           const std::vector<BasicTensor<T>>& args);
 
   const OpCounts& counts() const;
+  const KinkReport& kink() const;  // of the last run (with EvalOptions::track_kinks)
   // The value every size of f took in the last run.
   std::map<std::string, std::int64_t> bound_sizes(const Function& f) const;
 

@@ -60,6 +60,13 @@ T Interpreter<T>::Impl::scalar(Expr e) {
       T y = prim_arity(p->op) == 2 ? scalar(p->args[1]) : T(0);
       zero = false;
       if (count) ++(p->op == PrimOp::Min || p->op == PrimOp::Max ? counts.compares : counts.prims);
+      if (options.track_kinks) {
+        if ((p->op == PrimOp::Min || p->op == PrimOp::Max) && x != y)
+          note_kink(rel_gap(x, y), e, op_name(p->op));
+        if (p->op == PrimOp::Abs) note_kink(rel_gap(x, T(0)), e, "abs");
+        if (p->op == PrimOp::Floor) note_kink(integer_gap(x, 0), e, "floor");
+        if (p->op == PrimOp::Round) note_kink(integer_gap(x, 0.5), e, "round");
+      }
       switch (p->op) {
         case PrimOp::Exp:
           return math::exp(x);
@@ -175,6 +182,9 @@ T Interpreter<T>::Impl::reduce_float(const Reduce& r, Expr self) {
       any = true;
     } else {
       if (count) ++counts.compares;
+      if (options.track_kinks && best != x)
+        note_kink(rel_gap(best, x), self,
+                  r.op == ReduceOp::Max ? "max reduction" : "min reduction");
       if (r.op == ReduceOp::Max ? best < x : x < best) best = x;
     }
   });
@@ -225,6 +235,9 @@ std::int64_t Interpreter<T>::Impl::index(Expr e) {
       if (is_comparison(b->op) && is_float(b->a->type.elem)) {
         T x = scalar(b->a), y = scalar(b->b);
         if (options.count_ops) ++counts.compares;
+        // An exact tie is, in practice, a value compared with itself or a constant state (a fold's
+        // first step): the branches agree there. Random inputs make real exact ties improbable.
+        if (options.track_kinks && x != y) note_kink(rel_gap(x, y), e, "comparison");
         switch (b->op) {
           case BinaryOp::Lt:
             return x < y;
@@ -268,6 +281,10 @@ std::int64_t Interpreter<T>::Impl::index(Expr e) {
       if (p->op == PrimOp::ToI64) {
         if (!is_float(p->args[0]->type.elem)) return index(p->args[0]);
         T x = scalar(p->args[0]);
+        // i64(floor(x)) and i64(round(x)) switch where floor/round do (tracked there).
+        auto* inner = p->args[0].as<Prim>();
+        bool rounded = inner && (inner->op == PrimOp::Floor || inner->op == PrimOp::Round);
+        if (options.track_kinks && !rounded) note_kink(integer_gap(x, 0), e, "i64 conversion");
         double d = math::to_double(x);
         if (!std::isfinite(d) || std::fabs(d) > 9.2e18)
           fail(e, "i64(...) of a value that is not a representable integer (" + std::to_string(d) +

@@ -42,6 +42,20 @@ struct Interpreter<T>::Impl {
   // but a callee's names may coincide with the caller's).
   std::unordered_map<const Function*, std::vector<std::uint32_t>> bound_ids;
   std::map<std::string, std::int64_t> last_sizes;
+  KinkReport kink;
+
+  // Records a non-smooth switch at relative distance `margin` (DESIGN 4.2 "kinks").
+  void note_kink(double margin, Expr at, const char* what) {
+    if (margin < kink.margin) kink = KinkReport{margin, at, what};
+  }
+  static double rel_gap(const T& a, const T& b) {
+    double x = math::to_double(a), y = math::to_double(b);
+    return std::fabs(x - y) / std::max({1.0, std::fabs(x), std::fabs(y)});
+  }
+  static double integer_gap(const T& a, double offset) {
+    double x = math::to_double(a) - offset;
+    return std::fabs(x - std::round(x)) / std::max(1.0, std::fabs(x));
+  }
 
   explicit Impl(EvalOptions o) : options(std::move(o)) {}
 

@@ -225,6 +225,9 @@ Value<T> Interpreter<T>::Impl::eval_scan(const Scan& s) {
     iterate(s.dom, s.body, [&] {
       T x = scalar(s.body);
       if (!zero) charge();
+      if (options.track_kinks && !first && (s.op == ReduceOp::Max || s.op == ReduceOp::Min) &&
+          acc != x)
+        note_kink(rel_gap(acc, x), s.body, "scan max/min");
       acc = first ? x : T(combine(acc, x));
       first = false;
       r.values.push_back(acc);
@@ -476,6 +479,7 @@ Interpreter<T>::~Interpreter() = default;
 template <class T>
 std::vector<Value<T>> Interpreter<T>::run(const Function& f, const std::vector<Value<T>>& args) {
   impl_->counts = OpCounts{};
+  impl_->kink = KinkReport{};
   // Every variable exists before evaluation starts, so env never reallocates while references
   // into it are held.
   if (impl_->env.size() < Context::current().num_vars())
@@ -505,6 +509,11 @@ std::vector<BasicTensor<T>> Interpreter<T>::run_tensors(const Function& f,
 template <class T>
 const OpCounts& Interpreter<T>::counts() const {
   return impl_->counts;
+}
+
+template <class T>
+const KinkReport& Interpreter<T>::kink() const {
+  return impl_->kink;
 }
 
 template <class T>

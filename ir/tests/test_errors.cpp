@@ -142,7 +142,7 @@ TEST_CASE("runtime errors: bounds, empty max, shapes, missing sizes", "[unit]") 
         "r.adl:1:8: error: parameter `x` is declared f64[n, m] @csr but given a dense tensor");
   CHECK(run("func f[m](g: f64[n], idx: i64[n]) -> f64[m] {\n  return scatter[i < n] to f64[m] at "
             "(idx[i]) add g[i]\n}\n",
-            {dense_f64({2}, {1, 2}), dense_i64({2}, {0, 5})}, EvalOptions{{{"m", 3}}, true}) ==
+            {dense_f64({2}, {1, 2}), dense_i64({2}, {0, 5})}, EvalOptions{{{"m", 3}}, true, false}) ==
         "r.adl:2:10: error: index out of range: `idx[i]` = 5 is outside [0, 3) in `scatter[i < n] "
         "to f64[m] at (idx[i]) add g[i]` (dimension 0)");
 }
@@ -176,7 +176,7 @@ TEST_CASE("review regressions: sizes from i64 parameters, exact dimensions, stro
   auto h = eval(
       "func f[m](idx: i64[n]) -> i64[m] {\n  return scatter[i < n] to i64[m] at (idx[i]) add "
       "[idx[i] < m] * i64(1)\n}\n",
-      {dense_i64({4}, {2, 0, 2, 1})}, EvalOptions{{{"m", 2}}, true});
+      {dense_i64({4}, {2, 0, 2, 1})}, EvalOptions{{{"m", 2}}, true, false});
   CHECK(h[0].ints == std::vector<std::int64_t>{1, 1});
   // Strong zeros change the operation count, never the IEEE value: 0 * log(-1) is NaN.
   auto z = eval("func f(x: f64[n]) -> f64 {\n  return sum[i < n] [i == 0] * 1 * log(x[i])\n}\n",

@@ -1,0 +1,36 @@
+// Complexity: operation counts of primal and derivative over a size sweep, log-log slopes and the
+// cheap-gradient ratio (DESIGN 4.3; paper 000 Theorem 6.35 bounds reverse mode by 4).
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/suite/manifest.h"
+
+namespace adlab::checker {
+
+struct CostPoint {
+  double size = 0;  // number of floating input scalars
+  std::int64_t primal = 0, derivative = 0;
+};
+
+struct Complexity {
+  std::vector<CostPoint> points;
+  double primal_slope = 0,
+         derivative_slope = 0;  // log-log least-squares slopes (NaN with < 2 points)
+  double ratio = 0;             // derivative / primal at the first point
+  std::optional<double> bound;  // the manifest's cost_bound, for reverse mode
+  bool within_bound = true;
+};
+
+// Least-squares slope of log(y) against log(x) over points with x, y > 0 (NaN if fewer than 2).
+double loglog_slope(const std::vector<std::pair<double, double>>& xy);
+
+// The size sets of a sweep: the entry's `base` sizes multiplied by each factor (sizes 0 and 1
+// stay; they are structural), or the manifest's explicit "sweep" when given.
+std::vector<ir::SizeMap> sweep_sizes(const ir::SuiteEntry& e, const std::string& base,
+                                     const std::vector<int>& factors = {1, 2, 4});
+
+}  // namespace adlab::checker

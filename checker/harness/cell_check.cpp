@@ -1,0 +1,190 @@
+// One cell of the harness: build the mode's inputs, run the derivative, compare (DESIGN 4.2).
+#include "checker/harness/cell_check.h"
+
+#include <chrono>
+#include <cmath>
+
+#include "ir/tensor/tensor_ops.h"
+
+namespace adlab::checker {
+
+using ir::mp50;
+
+std::vector<double> random_direction(std::size_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<double> v(n);
+  for (auto& x : v) x = static_cast<double>(rng() >> 11) * 0x1.0p-53 * 2 - 1;  // uniform [-1, 1)
+  return v;
+}
+
+namespace {
+
+std::vector<double> flatten(const std::vector<ir::Tensor>& ts) {
+  std::vector<double> out;
+  for (const auto& t : ts)
+    if (ir::is_float(t.elem)) out.insert(out.end(), t.values.begin(), t.values.end());
+  return out;
+}
+
+// Tensors shaped like the wrt parameters (or the results) holding the values of `flat`.
+std::vector<ir::Tensor> shaped_like(const Layout& layout, const std::vector<ir::Tensor>& like,
+                                    const std::vector<double>& flat) {
+  std::vector<ir::Tensor> out;
+  for (const auto& b : layout.blocks) {
+    ir::Tensor t = like[b.index];
+    t.values.assign(flat.begin() + static_cast<std::ptrdiff_t>(b.offset),
+                    flat.begin() + static_cast<std::ptrdiff_t>(b.offset + b.count));
+    out.push_back(t);
+  }
+  return out;
+}
+
+std::size_t result_count(const ir::Function& f) {
+  return f.results.size();
+}
+
+}  // namespace
+
+ModeRun run_mode(const EntryContext& ctx, backends::Executable& exe, ad::Mode mode,
+                 const std::vector<double>& dir) {
+  const Layout& in = ctx.ref.in;
+  const Layout& out = ctx.ref.out;
+  std::vector<ir::Tensor> args = ctx.inputs;
+  if (mode == ad::Mode::Jvp || mode == ad::Mode::Hvp) {
+    auto t = shaped_like(in, ctx.inputs, dir);
+    args.insert(args.end(), t.begin(), t.end());
+  } else if (mode == ad::Mode::Vjp) {
+    auto c = shaped_like(out, ctx.ref.results, dir);
+    args.insert(args.end(), c.begin(), c.end());
+  }
+  auto y = exe.run(args);
+  std::size_t nres = result_count(*ctx.f);
+  if (y.size() < nres)
+    throw Error("the derivative returned " + std::to_string(y.size()) +
+                " outputs, fewer than the " + std::to_string(nres) + " results");
+  ModeRun r;
+  r.results.assign(y.begin(), y.begin() + static_cast<std::ptrdiff_t>(nres));
+  std::vector<ir::Tensor> rest(y.begin() + static_cast<std::ptrdiff_t>(nres), y.end());
+  if (mode == ad::Mode::Hvp) {  // jvp of the gradient: (f, grads..., df, dgrads...)
+    std::size_t nw = in.blocks.size();
+    if (rest.size() < 2 * nw + 1)
+      throw Error("an hvp returns the gradient, its tangent and the Hessian-vector product");
+    rest.erase(rest.begin(), rest.end() - static_cast<std::ptrdiff_t>(nw));
+  }
+  r.derivative = flatten(rest);
+  return r;
+}
+
+void check_cell(const EntryContext& ctx, const ad::Strategy& s, const ad::Request& req,
+                const std::string& backend, Cell& cell) {
+  auto t0 = std::chrono::steady_clock::now();
+  const Reference& ref = ctx.ref;
+  const std::size_t n = ref.in.size, m = ref.out.size;
+  ad::Derivative d = s.differentiate(ctx.f, req);
+  backends::Options bo;
+  bo.sizes = ctx.sizes;
+  bo.count_ops = true;
+  auto exe = d.executable(backend, bo);
+  Tolerance tol = derive_tolerance(*ctx.f, ctx.inputs, ref, ctx.sizes, s.capabilities().accuracy);
+  cell.tolerance = tol.value;
+
+  std::vector<double> dir;
+  std::vector<mp50> want;
+  std::size_t row_length = 0;
+  switch (req.mode) {
+    case ad::Mode::Gradient:
+      if (m != 1)
+        throw ad::Unsupported("gradient mode needs a scalar result (this entry has " +
+                              std::to_string(m) + " outputs)");
+      want.assign(ref.jacobian.begin(), ref.jacobian.end());
+      break;
+    case ad::Mode::Jacobian: {
+      // Blocks (result r, wrt w), each rows of r by columns of w.
+      for (const auto& rb : ref.out.blocks)
+        for (const auto& wb : ref.in.blocks)
+          for (std::size_t i = 0; i < rb.count; ++i)
+            for (std::size_t j = 0; j < wb.count; ++j)
+              want.push_back(ref.at(rb.offset + i, wb.offset + j));
+      row_length = 0;
+      break;
+    }
+    case ad::Mode::Jvp:
+      dir = random_direction(n, ctx.seed * 7919 + 1);
+      want.assign(m, mp50(0));
+      for (std::size_t i = 0; i < m; ++i)
+        for (std::size_t j = 0; j < n; ++j) want[i] += ref.at(i, j) * mp50(dir[j]);
+      break;
+    case ad::Mode::Vjp:
+      dir = random_direction(m, ctx.seed * 7919 + 2);
+      want.assign(n, mp50(0));
+      for (std::size_t j = 0; j < n; ++j)
+        for (std::size_t i = 0; i < m; ++i) want[j] += mp50(dir[i]) * ref.at(i, j);
+      break;
+    case ad::Mode::Hvp: {
+      if (m != 1) throw ad::Unsupported("hvp needs a scalar result");
+      dir = random_direction(n, ctx.seed * 7919 + 3);
+      ReferenceOptions ro;
+      ro.sizes = ctx.sizes;
+      want = reference_hvp(*ctx.f, ctx.inputs, ctx.wrt, dir, ro);
+      break;
+    }
+  }
+  ModeRun run = run_mode(ctx, *exe, req.mode, dir);
+  // The primal results come first in every calling convention: they must be right too.
+  std::vector<double> primal = flatten(run.results);
+  Comparison pc = compare(primal, ref.primal, tol.value);
+  if (!pc.pass) {
+    cell.status = Status::Fail;
+    cell.worst_error = pc.worst_error;
+    cell.where = ref.out.describe(pc.worst_index, ref.results) + " (primal result)";
+    cell.got = pc.got;
+    cell.want = pc.want;
+    cell.detail = "the primal result differs from the reference";
+  } else {
+    double primal_scale = 0;
+    for (const auto& p : ref.primal)
+      primal_scale = std::max(primal_scale, std::fabs(ir::math::to_double(p)));
+    Comparison c = compare(run.derivative, want, tol.value, row_length, primal_scale);
+    cell.worst_error = c.worst_error;
+    cell.got = c.got;
+    cell.want = c.want;
+    if (run.derivative.size() != want.size()) {
+      cell.status = Status::Fail;
+      cell.detail = "the derivative has " + std::to_string(run.derivative.size()) +
+                    " entries, the reference " + std::to_string(want.size());
+    } else {
+      cell.status = c.pass ? Status::Pass : Status::Fail;
+      std::size_t k = c.worst_index;
+      switch (req.mode) {
+        case ad::Mode::Gradient:
+        case ad::Mode::Vjp:
+        case ad::Mode::Hvp:
+          cell.where = ref.in.describe(k, ctx.inputs);
+          break;
+        case ad::Mode::Jvp:
+          cell.where = ref.out.describe(k, ref.results);
+          break;
+        case ad::Mode::Jacobian: {
+          std::size_t offset = 0;
+          for (const auto& rb : ref.out.blocks)
+            for (const auto& wb : ref.in.blocks) {
+              std::size_t size = rb.count * wb.count;
+              if (k >= offset && k < offset + size) {
+                std::size_t i = (k - offset) / wb.count, j = (k - offset) % wb.count;
+                cell.where = "d " + ref.out.describe(rb.offset + i, ref.results) + " / d " +
+                             ref.in.describe(wb.offset + j, ctx.inputs);
+              }
+              offset += size;
+            }
+          break;
+        }
+      }
+      if (!c.pass)
+        cell.detail = "relative error " + std::to_string(c.worst_error) + " > tolerance " +
+                      std::to_string(tol.value) + " at " + cell.where;
+    }
+  }
+  cell.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace adlab::checker

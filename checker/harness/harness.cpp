@@ -1,0 +1,328 @@
+// The harness loop: entries x strategies x backends x modes (DESIGN 4, 6).
+#include "checker/harness/harness.h"
+
+#include <chrono>
+#include <cmath>
+
+#include "ad/strategy.h"
+#include "checker/gradcheck/error_model.h"
+#include "checker/harness/cell_check.h"
+#include "ir/context.h"
+#include "ir/interp/interpreter.h"
+#include "ir/interp/scalar.h"
+#include "ir/suite/inputs.h"
+#include "ir/syntax/parser.h"
+#include "ir/tensor/tensor_ops.h"
+
+namespace adlab::checker {
+
+const char* status_name(Status s) {
+  switch (s) {
+    case Status::Pass:
+      return "PASS";
+    case Status::Fail:
+      return "FAIL";
+    case Status::AtKink:
+      return "AT-KINK";
+    case Status::Unsupported:
+      return "UNSUPPORTED";
+    case Status::Error:
+      return "ERROR";
+  }
+  return "?";
+}
+
+bool HarnessResult::ok() const {
+  for (const auto& c : cells)
+    if (c.status != Status::Pass && c.status != Status::Unsupported) return false;
+  for (const auto& c : closed_forms)
+    if (c.status != Status::Pass) return false;
+  for (const auto& a : adjoints)
+    if (a.status != Status::Pass) return false;
+  return true;
+}
+
+namespace {
+
+std::vector<ad::Mode> entry_modes(const ir::SuiteEntry& e, const ir::Function& f) {
+  std::vector<ad::Mode> modes;
+  for (const auto& m : e.modes) modes.push_back(ad::parse_mode(m));
+  if (modes.empty()) {
+    bool scalar = f.results.size() == 1 && f.results[0]->type.is_float_scalar();
+    modes.push_back(scalar ? ad::Mode::Gradient : ad::Mode::Jacobian);
+  }
+  return modes;
+}
+
+// Inputs away from kinks: resample (new seeds) while the primal comes within the margin.
+bool prepare_entry(EntryContext& ctx, const HarnessOptions& o, std::string& kink_note) {
+  const ir::SuiteEntry& e = *ctx.entry;
+  ctx.module = ir::parse_file(e.program);
+  ctx.f = ctx.module.entry(e.function);
+  ctx.sizes = e.size_set(o.sizes);
+  ctx.wrt = e.wrt;
+  for (int attempt = 0; attempt <= o.kink_resamples; ++attempt) {
+    ir::SuiteEntry shifted = e;
+    shifted.seed = e.seed + static_cast<std::uint64_t>(attempt) * 1000003;
+    ctx.seed = shifted.seed;
+    ctx.inputs = ir::entry_inputs(*ctx.f, shifted, o.sizes);
+    ReferenceOptions ro = o.reference;
+    ro.sizes = ctx.sizes;
+    ctx.ref = reference_jacobian(*ctx.f, ctx.inputs, ctx.wrt, ro);
+    if (!(ctx.ref.kink.margin < o.kink_margin)) return true;
+    auto p = ir::pos_of(ctx.ref.kink.where, ctx.f->pos.source);
+    kink_note = std::string("the inputs are within ") + std::to_string(ctx.ref.kink.margin) +
+                " of a switch (" + ctx.ref.kink.what +
+                (p.valid() ? " at " + p.str() : std::string()) + ")";
+  }
+  return false;
+}
+
+void check_closed_form(const EntryContext& ctx, HarnessResult& r) {
+  const ir::SuiteEntry& e = *ctx.entry;
+  if (!e.expected.contains("gradient") || !e.expected["gradient"].is_string()) return;
+  ClosedFormCheck c;
+  c.entry = e.id();
+  c.function = e.expected["gradient"].get<std::string>();
+  try {
+    auto g = ctx.module.entry(c.function);
+    ir::Interpreter<double> interp(ir::EvalOptions{ctx.sizes, false, false});
+    auto out = interp.run_tensors(*g, ctx.inputs);
+    std::vector<double> got;
+    for (const auto& t : out) got.insert(got.end(), t.values.begin(), t.values.end());
+    if (ctx.ref.out.size != 1) throw Error("expected.gradient needs a scalar result");
+    Tolerance tol = derive_tolerance(*ctx.f, ctx.inputs, ctx.ref, ctx.sizes, 0);
+    // A closed form is a different program: allow its own rounding (its op count) too.
+    ir::Interpreter<double> counter(ir::EvalOptions{ctx.sizes, true, false});
+    counter.run_tensors(*g, ctx.inputs);
+    c.tolerance =
+        std::max(tol.value, 64 * 1.1102230246251565e-16 *
+                                std::sqrt(static_cast<double>(counter.counts().total()) + 1));
+    Comparison cmp = compare(got, ctx.ref.jacobian, c.tolerance);
+    c.worst_error = cmp.worst_error;
+    if (got.size() != ctx.ref.jacobian.size()) {
+      c.status = Status::Fail;
+      c.detail = "the closed form has " + std::to_string(got.size()) + " entries, the gradient " +
+                 std::to_string(ctx.ref.jacobian.size());
+    } else {
+      c.status = cmp.pass ? Status::Pass : Status::Fail;
+      c.where = ctx.ref.in.describe(cmp.worst_index, ctx.inputs);
+      if (!cmp.pass)
+        c.detail =
+            "closed form " + std::to_string(cmp.got) + ", reference " + std::to_string(cmp.want);
+    }
+  } catch (const std::exception& ex) {
+    c.status = Status::Error;
+    c.detail = ex.what();
+  }
+  r.closed_forms.push_back(c);
+}
+
+// <y', J x'> by the forward strategy against <J^T y', x'> by the reverse one.
+void check_adjoint(const EntryContext& ctx, const ad::Strategy& fwd, const ad::Strategy& rev,
+                   HarnessResult& r) {
+  AdjointCheck a;
+  a.entry = ctx.entry->id();
+  a.forward = std::string(fwd.name());
+  a.reverse = std::string(rev.name());
+  try {
+    backends::Options bo;
+    bo.sizes = ctx.sizes;
+    auto xdir = random_direction(ctx.ref.in.size, ctx.seed * 31 + 5);
+    auto ydir = random_direction(ctx.ref.out.size, ctx.seed * 31 + 6);
+    auto jf =
+        fwd.differentiate(ctx.f, ad::Request{ctx.wrt, ad::Mode::Jvp, ""}).executable("interp", bo);
+    auto jr =
+        rev.differentiate(ctx.f, ad::Request{ctx.wrt, ad::Mode::Vjp, ""}).executable("interp", bo);
+    auto jx = run_mode(ctx, *jf, ad::Mode::Jvp, xdir).derivative;
+    auto jty = run_mode(ctx, *jr, ad::Mode::Vjp, ydir).derivative;
+    if (jx.size() != ydir.size() || jty.size() != xdir.size())
+      throw Error("derivative sizes do not match the layout");
+    double terms = 0;
+    for (std::size_t i = 0; i < jx.size(); ++i) {
+      a.lhs += ydir[i] * jx[i];
+      terms += std::fabs(ydir[i] * jx[i]);
+    }
+    for (std::size_t j = 0; j < jty.size(); ++j) {
+      a.rhs += jty[j] * xdir[j];
+      terms += std::fabs(jty[j] * xdir[j]);
+    }
+    // Cancelling sums: judge against the sum of absolute terms (DESIGN 2.3).
+    double primal_scale = 0;
+    for (const auto& p : ctx.ref.primal)
+      primal_scale = std::max(primal_scale, std::fabs(ir::math::to_double(p)));
+    a.error = std::fabs(a.lhs - a.rhs) / std::max({terms, 1e-3 * primal_scale, 1e-300});
+    Tolerance tol =
+        derive_tolerance(*ctx.f, ctx.inputs, ctx.ref, ctx.sizes,
+                         std::max(fwd.capabilities().accuracy, rev.capabilities().accuracy));
+    a.tolerance = tol.value;
+    a.status = a.error <= a.tolerance ? Status::Pass : Status::Fail;
+    if (a.status == Status::Fail) a.detail = "<y', J x'> and <J^T y', x'> differ";
+  } catch (const ad::Unsupported& ex) {
+    return;  // not a pair that applies to this entry
+  } catch (const std::exception& ex) {
+    a.status = Status::Error;
+    a.detail = ex.what();
+  }
+  r.adjoints.push_back(a);
+}
+
+// Operation counts over a size sweep (gradient or the first mode), DESIGN 4.3.
+std::optional<Complexity> measure(const EntryContext& ctx, const ad::Strategy& s,
+                                  const ad::Request& req, const std::string& backend,
+                                  const HarnessOptions& o) {
+  if (req.mode != ad::Mode::Gradient && req.mode != ad::Mode::Jacobian) return std::nullopt;
+  Complexity c;
+  double last_primal_seconds = 0, last_derivative_seconds = 0;
+  for (const auto& sizes : sweep_sizes(*ctx.entry, o.sizes)) {
+    // A larger point is skipped when its derivative would take more than this long: the estimate
+    // scales the last point's derivative time by the growth of primal time times input count
+    // (fd's growth). Time, not operation counts: iterations under false brackets cost no
+    // operations but do take time in the interpreter.
+    constexpr double kSecondsBudget = 1.0;
+    try {
+      ir::SuiteEntry e = *ctx.entry;
+      e.sizes[o.sizes] = sizes;
+      e.seed = ctx.seed;
+      auto inputs = ir::entry_inputs(*ctx.f, e, o.sizes);
+      ir::Interpreter<double> interp(ir::EvalOptions{sizes, true, false});
+      auto t0 = std::chrono::steady_clock::now();
+      interp.run_tensors(*ctx.f, inputs);
+      double primal_seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      double size = 0;
+      for (const auto& t : inputs)
+        if (ir::is_float(t.elem)) size += static_cast<double>(t.nnz());
+      if (!c.points.empty()) {
+        double growth = primal_seconds / std::max(last_primal_seconds, 1e-6) * size /
+                        std::max(1.0, c.points.back().size);
+        if (last_derivative_seconds * growth > kSecondsBudget) break;
+      }
+      last_primal_seconds = primal_seconds;
+      backends::Options bo;
+      bo.sizes = sizes;
+      bo.count_ops = true;
+      auto exe = s.differentiate(ctx.f, req).executable(backend, bo);
+      auto t1 = std::chrono::steady_clock::now();
+      exe->run(inputs);
+      last_derivative_seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
+      if (!exe->counts()) return std::nullopt;
+      CostPoint p;
+      p.size = size;
+      p.primal = interp.counts().total();
+      p.derivative = exe->counts()->total();
+      c.points.push_back(p);
+    } catch (const std::exception&) {
+      // A sweep point that cannot be generated (fixed-size data) is left out.
+    }
+  }
+  if (c.points.empty()) return std::nullopt;
+  std::vector<std::pair<double, double>> pp, dd;
+  for (const auto& p : c.points) {
+    pp.emplace_back(p.size, static_cast<double>(p.primal));
+    dd.emplace_back(p.size, static_cast<double>(p.derivative));
+  }
+  c.primal_slope = loglog_slope(pp);
+  c.derivative_slope = loglog_slope(dd);
+  c.ratio = c.points[0].primal > 0 ? static_cast<double>(c.points[0].derivative) /
+                                         static_cast<double>(c.points[0].primal)
+                                   : std::numeric_limits<double>::infinity();
+  if (s.capabilities().reverse && ctx.entry->cost_bound) {
+    c.bound = *ctx.entry->cost_bound;
+    c.within_bound = c.ratio <= *c.bound;
+  }
+  return c;
+}
+
+}  // namespace
+
+HarnessResult run_harness(const std::vector<ir::Suite>& suites, const HarnessOptions& o) {
+  HarnessResult r;
+  auto& registry = ad::StrategyRegistry::instance();
+  std::vector<const ad::Strategy*> strategies;
+  for (const auto& name : o.strategies.empty() ? registry.names() : o.strategies)
+    strategies.push_back(registry.resolve(name).first);
+  std::vector<std::string> backend_names =
+      o.backends.empty() ? backends::BackendRegistry::instance().names() : o.backends;
+  for (const auto& b : backend_names)
+    backends::BackendRegistry::instance().get(b);  // unknown names fail early
+
+  std::vector<const ir::SuiteEntry*> entries;
+  for (const auto& s : suites)
+    for (const auto& e : s.entries)
+      if (o.filter.empty() || e.id().find(o.filter) != std::string::npos) entries.push_back(&e);
+
+  for (std::size_t k = 0; k < entries.size(); ++k) {
+    const ir::SuiteEntry& e = *entries[k];
+    if (o.progress) o.progress(k, entries.size(), e.id());
+    r.entries.push_back(e.id());
+    EntryContext ctx;
+    ctx.entry = &e;
+    std::string kink_note, entry_error;
+    bool away_from_kinks = false;
+    std::vector<ad::Mode> modes;
+    try {
+      away_from_kinks = prepare_entry(ctx, o, kink_note);
+      modes = entry_modes(e, *ctx.f);
+    } catch (const std::exception& ex) {
+      entry_error = ex.what();
+    }
+    for (const auto* s : strategies) {
+      auto caps = s->capabilities();
+      for (std::size_t mi = 0; mi < std::max<std::size_t>(modes.size(), 1); ++mi) {
+        std::string mode = modes.empty() ? "-" : ad::mode_name(modes[mi]);
+        bool engine = !caps.emits_ir;
+        std::vector<std::string> bs = engine ? std::vector<std::string>{"interp"} : backend_names;
+        for (const auto& b : bs) {
+          Cell cell;
+          cell.entry = e.id();
+          cell.strategy = std::string(s->name());
+          cell.backend = engine ? "engine" : b;
+          cell.mode = mode;
+          if (!entry_error.empty()) {
+            cell.status = Status::Error;
+            cell.detail = entry_error;
+          } else if (!caps.supports(modes[mi])) {
+            cell.status = Status::Unsupported;
+            cell.detail = std::string(s->name()) + " does not offer mode " + mode;
+          } else if (!away_from_kinks) {
+            cell.status = Status::AtKink;
+            cell.detail = kink_note;
+          } else {
+            ad::Request req{ctx.wrt, modes[mi], ""};
+            try {
+              check_cell(ctx, *s, req, b, cell);
+              if (o.complexity && mi == 0) cell.complexity = measure(ctx, *s, req, b, o);
+              if (cell.complexity && !cell.complexity->within_bound &&
+                  cell.status == Status::Pass) {
+                cell.status = Status::Fail;
+                cell.detail = "cheap-gradient ratio " + std::to_string(cell.complexity->ratio) +
+                              " exceeds the bound " + std::to_string(*cell.complexity->bound);
+              }
+            } catch (const ad::Unsupported& ex) {
+              cell.status = Status::Unsupported;
+              cell.detail = ex.what();
+            } catch (const std::exception& ex) {
+              cell.status = Status::Error;
+              cell.detail = ex.what();
+            }
+          }
+          r.cells.push_back(cell);
+        }
+      }
+    }
+    if (entry_error.empty() && away_from_kinks) {
+      check_closed_form(ctx, r);
+      for (const auto* fwd : strategies)
+        for (const auto* rev : strategies)
+          if (fwd->capabilities().supports(ad::Mode::Jvp) &&
+              rev->capabilities().supports(ad::Mode::Vjp))
+            check_adjoint(ctx, *fwd, *rev, r);
+    }
+  }
+  if (o.progress) o.progress(entries.size(), entries.size(), "done");
+  return r;
+}
+
+}  // namespace adlab::checker

@@ -1,0 +1,78 @@
+// The validation harness: every suite entry through every capable strategy and backend, each
+// cell PASS / FAIL / AT-KINK / UNSUPPORTED / ERROR, with closed-form and adjoint checks (DESIGN 4,
+// 6).
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "checker/complexity/complexity.h"
+#include "checker/gradcheck/reference.h"
+#include "ir/suite/manifest.h"
+
+namespace adlab::checker {
+
+enum class Status { Pass, Fail, AtKink, Unsupported, Error };
+const char* status_name(Status s);
+
+// One (entry, strategy, backend, mode) check.
+struct Cell {
+  std::string entry, strategy, backend, mode;
+  Status status = Status::Error;
+  std::string detail;      // the failure, the reason, or the error message
+  double worst_error = 0;  // relative, as the error model defines it
+  double tolerance = 0;
+  std::string where;  // the worst entry: "x[3]", "d result 0[1] / d W[2, 0]"
+  double got = 0, want = 0;
+  double seconds = 0;
+  std::optional<Complexity> complexity;
+};
+
+// A manifest's closed-form derivative (expected.gradient) against the reference.
+struct ClosedFormCheck {
+  std::string entry, function;
+  Status status = Status::Error;
+  std::string detail, where;
+  double worst_error = 0, tolerance = 0;
+};
+
+// <y', J x'> (forward strategy) against <J^T y', x'> (reverse strategy) on random directions.
+struct AdjointCheck {
+  std::string entry, forward, reverse;
+  Status status = Status::Error;
+  double lhs = 0, rhs = 0, error = 0, tolerance = 0;
+  std::string detail;
+};
+
+struct HarnessOptions {
+  std::vector<std::string> strategies;  // empty: every registered strategy
+  std::vector<std::string> backends;    // empty: every registered backend
+  std::string sizes = "small";
+  std::string filter;  // only entries whose id contains this
+  bool complexity = true;
+  double kink_margin = 1e-6;  // relative distance to a switch that counts as "at a kink"
+  int kink_resamples = 3;
+  ReferenceOptions reference;
+  std::function<void(std::size_t done, std::size_t total, const std::string& what)> progress;
+};
+
+struct HarnessResult {
+  std::vector<Cell> cells;
+  std::vector<ClosedFormCheck> closed_forms;
+  std::vector<AdjointCheck> adjoints;
+  std::vector<std::string> entries;  // ids, in order
+  bool ok() const;                   // every supported cell, closed form and adjoint test passed
+};
+
+HarnessResult run_harness(const std::vector<ir::Suite>& suites, const HarnessOptions& o);
+
+// Results as JSON (schema: docs/results.md) and as a terminal table.
+nlohmann::json to_json(const HarnessResult& r, const HarnessOptions& o);
+void print_table(std::ostream& os, const HarnessResult& r);
+
+}  // namespace adlab::checker

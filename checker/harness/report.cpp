@@ -1,0 +1,122 @@
+// Harness results as JSON (docs/results.md) and as a terminal table.
+#include <cmath>
+#include <iomanip>
+#include <map>
+#include <sstream>
+
+#include "checker/harness/harness.h"
+
+namespace adlab::checker {
+
+namespace {
+nlohmann::json number(double v) {
+  if (std::isfinite(v)) return v;
+  return std::isnan(v) ? nlohmann::json("NaN") : nlohmann::json(v > 0 ? "Infinity" : "-Infinity");
+}
+}  // namespace
+
+nlohmann::json to_json(const HarnessResult& r, const HarnessOptions& o) {
+  nlohmann::json j;
+  j["schema"] = "adlab-check/1";
+  j["sizes"] = o.sizes;
+  j["entries"] = r.entries;
+  j["cells"] = nlohmann::json::array();
+  for (const auto& c : r.cells) {
+    nlohmann::json x = {{"entry", c.entry},
+                        {"strategy", c.strategy},
+                        {"backend", c.backend},
+                        {"mode", c.mode},
+                        {"status", status_name(c.status)},
+                        {"detail", c.detail},
+                        {"worst_error", number(c.worst_error)},
+                        {"tolerance", number(c.tolerance)},
+                        {"where", c.where},
+                        {"got", number(c.got)},
+                        {"want", number(c.want)},
+                        {"seconds", c.seconds}};
+    if (c.complexity) {
+      nlohmann::json pts = nlohmann::json::array();
+      for (const auto& p : c.complexity->points)
+        pts.push_back(
+            {{"size", p.size}, {"primal_ops", p.primal}, {"derivative_ops", p.derivative}});
+      x["complexity"] = {
+          {"points", pts},
+          {"primal_slope", number(c.complexity->primal_slope)},
+          {"derivative_slope", number(c.complexity->derivative_slope)},
+          {"ratio", number(c.complexity->ratio)},
+          {"bound", c.complexity->bound ? nlohmann::json(*c.complexity->bound) : nlohmann::json()},
+          {"within_bound", c.complexity->within_bound}};
+    }
+    j["cells"].push_back(x);
+  }
+  j["closed_forms"] = nlohmann::json::array();
+  for (const auto& c : r.closed_forms)
+    j["closed_forms"].push_back({{"entry", c.entry},
+                                 {"function", c.function},
+                                 {"status", status_name(c.status)},
+                                 {"detail", c.detail},
+                                 {"where", c.where},
+                                 {"worst_error", number(c.worst_error)},
+                                 {"tolerance", number(c.tolerance)}});
+  j["adjoint_tests"] = nlohmann::json::array();
+  for (const auto& a : r.adjoints)
+    j["adjoint_tests"].push_back({{"entry", a.entry},
+                                  {"forward", a.forward},
+                                  {"reverse", a.reverse},
+                                  {"status", status_name(a.status)},
+                                  {"lhs", number(a.lhs)},
+                                  {"rhs", number(a.rhs)},
+                                  {"error", number(a.error)},
+                                  {"tolerance", number(a.tolerance)},
+                                  {"detail", a.detail}});
+  std::map<std::string, int> tally;
+  for (const auto& c : r.cells) ++tally[status_name(c.status)];
+  j["summary"] = {{"cells", tally}, {"ok", r.ok()}};
+  return j;
+}
+
+void print_table(std::ostream& os, const HarnessResult& r) {
+  os << std::left << std::setw(40) << "entry" << std::setw(10) << "strategy" << std::setw(8)
+     << "backend" << std::setw(9) << "mode" << std::setw(12) << "status" << std::right
+     << std::setw(11) << "error" << std::setw(11) << "tolerance" << std::setw(9) << "ratio"
+     << std::setw(8) << "slope"
+     << "\n";
+  std::map<std::string, int> tally;
+  for (const auto& c : r.cells) {
+    ++tally[status_name(c.status)];
+    os << std::left << std::setw(40) << c.entry << std::setw(10) << c.strategy << std::setw(8)
+       << c.backend << std::setw(9) << c.mode << std::setw(12) << status_name(c.status)
+       << std::right << std::scientific << std::setprecision(2) << std::setw(11) << c.worst_error
+       << std::setw(11) << c.tolerance << std::fixed;
+    if (c.complexity)
+      os << std::setw(9) << std::setprecision(1) << c.complexity->ratio << std::setw(8)
+         << std::setprecision(2) << c.complexity->derivative_slope;
+    os << "\n";
+    if (c.status != Status::Pass && !c.detail.empty()) os << "    " << c.detail << "\n";
+  }
+  int cf_pass = 0, adj_pass = 0;
+  for (const auto& c : r.closed_forms) {
+    if (c.status == Status::Pass) {
+      ++cf_pass;
+      continue;
+    }
+    os << "closed form " << c.entry << " (" << c.function << "): " << status_name(c.status) << " "
+       << c.detail << (c.where.empty() ? "" : " at " + c.where) << "\n";
+  }
+  for (const auto& a : r.adjoints) {
+    if (a.status == Status::Pass) {
+      ++adj_pass;
+      continue;
+    }
+    os << "adjoint test " << a.entry << " (" << a.forward << " / " << a.reverse
+       << "): " << status_name(a.status) << " lhs " << a.lhs << " rhs " << a.rhs << " " << a.detail
+       << "\n";
+  }
+  os << "\n" << r.entries.size() << " entries, " << r.cells.size() << " cells:";
+  for (auto& [k, v] : tally) os << " " << v << " " << k;
+  os << "; closed forms " << cf_pass << "/" << r.closed_forms.size() << " pass; adjoint tests "
+     << adj_pass << "/" << r.adjoints.size() << " pass\n";
+  os << (r.ok() ? "OK: every supported cell passed\n" : "NOT OK: some cells did not pass\n");
+}
+
+}  // namespace adlab::checker

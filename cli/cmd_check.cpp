@@ -1,0 +1,71 @@
+// `adlab check [SUITE_DIR...] [--strategy S]... [--backend B]... [--json FILE] [--sizes
+// small|full]`: the validation harness (DESIGN 4, 6); exit status 0 only when every supported cell
+// passes.
+#include <unistd.h>
+
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+
+#include "checker/harness/harness.h"
+#include "cli/commands.h"
+
+namespace adlab::cli {
+
+void add_check(CLI::App& app, int& status) {
+  static std::vector<std::string> dirs;
+  static std::vector<std::string> strategies, backends_;
+  static std::string json_out, sizes = "small", filter;
+  static bool json_stdout = false, no_complexity = false;
+  auto* cmd = app.add_subcommand("check",
+                                 "Check every suite entry with every strategy and backend against "
+                                 "multiprecision finite differences");
+  cmd->add_option("SUITE_DIR", dirs, "suite folders or manifests (default: suites)");
+  cmd->add_option("--strategy", strategies,
+                  "strategies to check (default: every registered one); S or S/variant");
+  cmd->add_option("--backend", backends_,
+                  "backends for source-transformation strategies (default: all)");
+  cmd->add_option("--json", json_out, "write the results as JSON to FILE (docs/results.md)");
+  cmd->add_flag("--json-stdout", json_stdout, "print the JSON results instead of the table");
+  cmd->add_option("--sizes", sizes, "size set of the manifests: small (default) or full");
+  cmd->add_option("--filter", filter, "only entries whose suite/name contains this text");
+  cmd->add_flag("--no-complexity", no_complexity, "skip the operation-count size sweeps");
+  cmd->callback([&status] {
+    if (dirs.empty()) dirs = {"suites"};
+    std::vector<ir::Suite> suites;
+    for (const auto& d : dirs) {
+      auto found = ir::find_suites(d);
+      suites.insert(suites.end(), found.begin(), found.end());
+    }
+    checker::HarnessOptions o;
+    o.strategies = strategies;
+    o.backends = backends_;
+    o.sizes = sizes;
+    o.filter = filter;
+    o.complexity = !no_complexity;
+    bool tty = isatty(STDERR_FILENO);
+    o.progress = [tty](std::size_t done, std::size_t total, const std::string& what) {
+      if (!tty) return;
+      int width = 30;
+      int filled = total ? static_cast<int>(width * done / total) : width;
+      std::cerr << "\r[" << std::string(static_cast<std::size_t>(filled), '#')
+                << std::string(static_cast<std::size_t>(width - filled), ' ') << "] " << done << "/"
+                << total << " " << std::left << std::setw(50) << what.substr(0, 50) << std::flush;
+      if (done == total) std::cerr << "\r" << std::string(100, ' ') << "\r";
+    };
+    auto r = checker::run_harness(suites, o);
+    auto j = checker::to_json(r, o);
+    if (!json_out.empty()) {
+      std::ofstream f(json_out);
+      if (!f) throw Error("cannot write `" + json_out + "`");
+      f << j.dump(2) << "\n";
+    }
+    if (json_stdout)
+      std::cout << j.dump(2) << "\n";
+    else
+      checker::print_table(std::cout, r);
+    status = r.ok() ? 0 : 1;
+  });
+}
+
+}  // namespace adlab::cli
