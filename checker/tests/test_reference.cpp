@@ -1,0 +1,310 @@
+// Tests of the multiprecision finite-difference reference (DESIGN 4.2): Jacobians, jvp and hvp
+// of programs with known derivatives, written out in mp50, Richardson extrapolation, kink reports.
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <boost/multiprecision/cpp_bin_float.hpp>
+#include <catch2/catch.hpp>
+
+#include "checker/gradcheck/reference.h"
+#include "ir/syntax/parser.h"
+#include "ir/tensor/tensor_ops.h"
+
+namespace adlab::checker {
+namespace {
+
+using ir::mp50;
+
+// The reference is exact to about 1e-38 (steps 1e-12 in 50 digits): far below this bound.
+constexpr double kExact = 1e-25;
+
+ir::Tensor vec(std::vector<double> v) {
+  ir::Tensor t;
+  t.shape = {static_cast<std::int64_t>(v.size())};
+  t.values = std::move(v);
+  return t;
+}
+
+ir::Tensor scalar(double x) {
+  ir::Tensor t;
+  t.values = {x};
+  return t;
+}
+
+mp50 mp(double x) {
+  return mp50(x);
+}
+
+// |got - want| / |want| below kExact (|got| below kExact where the exact derivative is 0).
+void check_exact(const mp50& got, const mp50& want) {
+  using boost::multiprecision::abs;
+  mp50 err = want == 0 ? abs(got) : abs(got - want) / abs(want);
+  INFO("got " << got.str(30) << ", want " << want.str(30) << ", error " << err.str(5));
+  CHECK(err < mp50(kExact));
+}
+
+void check_all_exact(const std::vector<mp50>& got, const std::vector<mp50>& want) {
+  REQUIRE(got.size() == want.size());
+  for (std::size_t k = 0; k < want.size(); ++k) {
+    INFO("entry " << k);
+    check_exact(got[k], want[k]);
+  }
+}
+
+ir::FunctionPtr parse(const std::string& src, const std::string& name) {
+  static std::vector<ir::Module> modules;  // keeps the functions' modules alive
+  modules.push_back(ir::parse_module(src, "test_reference.adl"));
+  return modules.back().entry(name);
+}
+
+const char* kExpSin = R"(
+func f(x: f64[n]) -> f64 {
+  return sum[i < n] exp(x[i]) * sin(x[i]) / (1 + x[i] * x[i])
+}
+)";
+
+// d/dx e^x sin x / q with q = 1 + x^2: e^x N / q^2, N = (sin x + cos x) q - 2 x sin x.
+mp50 exp_sin_d1(const mp50& x) {
+  using namespace boost::multiprecision;
+  mp50 q = 1 + x * x;
+  mp50 n = (sin(x) + cos(x)) * q - 2 * x * sin(x);
+  return exp(x) * n / (q * q);
+}
+
+// The second derivative: e^x ((N + N') / q^2 - 4 x N / q^3), N' = (cos x - sin x) q + 2 x sin x
+// - 2 sin x.
+mp50 exp_sin_d2(const mp50& x) {
+  using namespace boost::multiprecision;
+  mp50 q = 1 + x * x;
+  mp50 n = (sin(x) + cos(x)) * q - 2 * x * sin(x);
+  mp50 dn = (cos(x) - sin(x)) * q + 2 * x * sin(x) - 2 * sin(x);
+  return exp(x) * ((n + dn) / (q * q) - 4 * x * n / (q * q * q));
+}
+
+TEST_CASE("reference gradient of sum exp(x) sin(x) / (1 + x^2) is exact in mp50", "[unit]") {
+  auto f = parse(kExpSin, "f");
+  std::vector<double> x = {-1.3, -0.2, 0.4, 0.9, 2.1};
+  Reference r = reference_jacobian(*f, {vec(x)}, {});
+  REQUIRE(r.in.size == x.size());
+  REQUIRE(r.out.size == 1);
+  REQUIRE(r.jacobian.size() == x.size());
+  std::vector<mp50> want;
+  for (double xi : x) want.push_back(exp_sin_d1(mp(xi)));
+  check_all_exact(r.jacobian, want);
+  // The primal too, and the evaluation count: 1 + 2 * levels per coordinate.
+  mp50 primal = 0;
+  for (double xi : x) primal += exp(mp(xi)) * sin(mp(xi)) / (1 + mp(xi) * mp(xi));
+  check_exact(r.primal.at(0), primal);
+  CHECK(r.evaluations == 1 + x.size() * 2 * 2);
+}
+
+TEST_CASE("reference hvp of sum exp(x) sin(x) / (1 + x^2) is the diagonal Hessian", "[unit]") {
+  auto f = parse(kExpSin, "f");
+  std::vector<double> x = {-1.3, -0.2, 0.4, 0.9, 2.1};
+  std::vector<double> v = {0.5, -1.0, 2.0, 0.25, -0.75};
+  auto hv = reference_hvp(*f, {vec(x)}, {}, v);
+  std::vector<mp50> want;
+  for (std::size_t k = 0; k < x.size(); ++k) want.push_back(exp_sin_d2(mp(x[k])) * mp(v[k]));
+  check_all_exact(hv, want);
+}
+
+const char* kLogSumExp = R"(
+func lse(x: f64[n]) -> f64 {
+  return log(sum[i < n] exp(x[i]))
+}
+)";
+
+// softmax(x) in mp50
+std::vector<mp50> softmax(const std::vector<double>& x) {
+  std::vector<mp50> p;
+  mp50 s = 0;
+  for (double xi : x) {
+    p.push_back(exp(mp(xi)));
+    s += p.back();
+  }
+  for (auto& e : p) e /= s;
+  return p;
+}
+
+TEST_CASE("reference gradient of log-sum-exp is the softmax", "[unit]") {
+  auto f = parse(kLogSumExp, "lse");
+  std::vector<double> x = {0.3, -2.0, 1.7, 0.0, -0.6, 4.2};
+  Reference r = reference_jacobian(*f, {vec(x)}, {});
+  check_all_exact(r.jacobian, softmax(x));
+}
+
+TEST_CASE("reference hvp of log-sum-exp is diag(p) v - p (p . v)", "[unit]") {
+  auto f = parse(kLogSumExp, "lse");
+  std::vector<double> x = {0.3, -2.0, 1.7, 0.0, -0.6, 4.2};
+  std::vector<double> v = {1.0, 0.5, -0.25, 2.0, -1.5, 0.125};
+  auto p = softmax(x);
+  mp50 pv = 0;
+  for (std::size_t k = 0; k < x.size(); ++k) pv += p[k] * mp(v[k]);
+  std::vector<mp50> want;
+  for (std::size_t k = 0; k < x.size(); ++k) want.push_back(p[k] * mp(v[k]) - p[k] * pv);
+  check_all_exact(reference_hvp(*f, {vec(x)}, {}, v), want);
+}
+
+// Two results, two parameters: rows are results in order, columns parameters in order.
+const char* kVectorMap = R"(
+func F(x: f64[3], w: f64) -> (f64[2], f64) {
+  let y = gen[i < 2] [i == 0] * (x[0] * x[1] * sin(x[2])) + [i == 1] * (exp(x[0]) + x[1] * x[1] / x[2])
+  return (y, w * x[0] * x[0])
+}
+)";
+
+// The exact Jacobian of F: 3 rows (y0, y1, z), 4 columns (x0, x1, x2, w).
+std::vector<mp50> vector_map_jacobian(const std::vector<double>& xd, double wd) {
+  using namespace boost::multiprecision;
+  mp50 x0 = xd[0], x1 = xd[1], x2 = xd[2], w = wd;
+  return {x1 * sin(x2), x0 * sin(x2),        x0 * x1 * cos(x2),         0,
+          exp(x0),      2 * x1 / x2,         -x1 * x1 / (x2 * x2),      0,
+          2 * w * x0,   0,                   0,                         x0 * x0};
+}
+
+TEST_CASE("reference Jacobian of a vector-valued map with two results and two parameters",
+          "[unit]") {
+  auto f = parse(kVectorMap, "F");
+  std::vector<double> x = {0.7, -1.2, 1.9};
+  double w = -0.4;
+  Reference r = reference_jacobian(*f, {vec(x), scalar(w)}, {});
+  REQUIRE(r.in.size == 4);
+  REQUIRE(r.out.size == 3);
+  REQUIRE(r.in.blocks.size() == 2);
+  CHECK(r.in.blocks[0].name == "x");
+  CHECK(r.in.blocks[1].name == "w");
+  CHECK(r.in.blocks[1].offset == 3);
+  REQUIRE(r.out.blocks.size() == 2);
+  CHECK(r.out.blocks[0].name == "result 0");
+  CHECK(r.out.describe(1, r.results) == "result 0[1]");
+  CHECK(r.out.describe(2, r.results) == "result 1");
+  CHECK(r.in.describe(2, {vec(x), scalar(w)}) == "x[2]");
+  check_all_exact(r.jacobian, vector_map_jacobian(x, w));
+}
+
+TEST_CASE("reference Jacobian restricted to some parameters has only their columns", "[unit]") {
+  auto f = parse(kVectorMap, "F");
+  std::vector<double> x = {0.7, -1.2, 1.9};
+  Reference r = reference_jacobian(*f, {vec(x), scalar(-0.4)}, {"w"});
+  REQUIRE(r.in.size == 1);
+  auto full = vector_map_jacobian(x, -0.4);
+  check_all_exact(r.jacobian, {full[3], full[7], full[11]});
+}
+
+TEST_CASE("reference jvp of a vector-valued map is J v", "[unit]") {
+  auto f = parse(kVectorMap, "F");
+  std::vector<double> x = {0.7, -1.2, 1.9};
+  double w = -0.4;
+  std::vector<double> v = {0.3, -0.8, 1.1, 2.0};
+  auto jv = reference_jvp(*f, {vec(x), scalar(w)}, {}, v);
+  auto J = vector_map_jacobian(x, w);
+  std::vector<mp50> want(3, mp50(0));
+  for (std::size_t i = 0; i < 3; ++i)
+    for (std::size_t j = 0; j < 4; ++j) want[i] += J[i * 4 + j] * mp(v[j]);
+  check_all_exact(jv, want);
+}
+
+TEST_CASE("reference jvp rejects a direction of the wrong size", "[unit]") {
+  auto f = parse(kVectorMap, "F");
+  CHECK_THROWS_WITH(reference_jvp(*f, {vec({0.7, -1.2, 1.9}), scalar(0.5)}, {}, {1.0, 2.0}),
+                    "a direction of size 2 for 4 inputs");
+}
+
+const char* kSparse = R"(
+func g(A: f64[n, m] @csr, x: f64[m]) -> f64 {
+  return sum[(i, j) in A] sin(A[i, j]) * x[j] * x[j]
+}
+)";
+
+TEST_CASE("reference gradient for a @csr input covers its stored entries only", "[unit]") {
+  auto f = parse(kSparse, "g");
+  // 3 x 4 with 5 stored entries, one an explicit zero (a coordinate all the same).
+  ir::Tensor A = ir::make_csr(3, 4, {0, 2, 2, 5}, {0, 3, 1, 2, 3}, {0.5, -1.1, 0.0, 2.3, 0.8});
+  std::vector<double> x = {1.5, -0.7, 0.4, 1.2};
+  std::vector<ir::Tensor> inputs = {A, vec(x)};
+  Reference r = reference_jacobian(*f, inputs, {"A"});
+  REQUIRE(r.in.size == 5);
+  REQUIRE(r.in.size == static_cast<std::size_t>(A.nnz()));
+  CHECK(r.in.blocks[0].storage == ir::Storage::Csr);
+  CHECK(r.in.describe(0, inputs) == "A[0, 0]");
+  CHECK(r.in.describe(1, inputs) == "A[0, 3]");
+  CHECK(r.in.describe(4, inputs) == "A[2, 3]");
+  // d/dA_ij = cos(A_ij) x_j^2 at the stored (i, j).
+  std::vector<std::int64_t> cols = {0, 3, 1, 2, 3};
+  std::vector<mp50> want;
+  for (std::size_t k = 0; k < 5; ++k) {
+    mp50 xj = x[static_cast<std::size_t>(cols[k])];
+    want.push_back(cos(mp(A.values[k])) * xj * xj);
+  }
+  check_all_exact(r.jacobian, want);
+
+  SECTION("with the dense parameter too, its columns follow the stored entries") {
+    Reference both = reference_jacobian(*f, inputs, {});
+    REQUIRE(both.in.size == 5 + 4);
+    // d/dx_j = 2 x_j sum over stored entries of column j of sin(A_ij).
+    std::vector<mp50> col_sum(4, mp50(0));
+    for (std::size_t k = 0; k < 5; ++k)
+      col_sum[static_cast<std::size_t>(cols[k])] += sin(mp(A.values[k]));
+    for (std::size_t j = 0; j < 4; ++j) want.push_back(2 * mp(x[j]) * col_sum[j]);
+    check_all_exact(both.jacobian, want);
+  }
+}
+
+TEST_CASE("richardson extrapolation removes the even powers of h", "[unit]") {
+  // d(h) = L + c1 h^2 + c2 h^4, sampled at h, h/2, h/4.
+  const mp50 L = mp50(1) / 3, c1 = 7, c2 = -5, h = mp50(1) / 10;
+  auto d = [&](const mp50& s) { return L + c1 * s * s + c2 * s * s * s * s; };
+  SECTION("three levels recover L exactly") {
+    check_exact(richardson({d(h), d(h / 2), d(h / 4)}), L);
+  }
+  SECTION("two levels leave -c2 h^4 / 4") {
+    check_exact(richardson({d(h), d(h / 2)}), L - c2 * h * h * h * h / 4);
+  }
+  SECTION("one level is the estimate itself") {
+    check_exact(richardson({d(h)}), d(h));
+  }
+  SECTION("a central difference of sin at 1 with 3 steps") {
+    using boost::multiprecision::cos;
+    using boost::multiprecision::sin;
+    const mp50 x = 1, step = mp50(1) / 1000;
+    std::vector<mp50> est;
+    for (int k = 0; k < 3; ++k) {
+      mp50 s = step / (1 << k);
+      est.push_back((sin(x + s) - sin(x - s)) / (2 * s));
+    }
+    // The h^6 term remains: about 1e-18 * cos(1) / 5040 * (correction factor) < 1e-20.
+    mp50 err = abs(richardson(est) - cos(x));
+    CHECK(err < mp50(1e-20));
+    CHECK(abs(est.back() - cos(x)) > mp50(1e-8));  // without extrapolation: h^2 / 6
+  }
+}
+
+const char* kAbs = R"(
+func k(x: f64) -> f64 {
+  return abs(x - 0.3)
+}
+)";
+
+TEST_CASE("the reference reports how close the primal came to a kink", "[unit]") {
+  auto f = parse(kAbs, "k");
+  SECTION("abs(x - 0.3) at x = 0.3 is at the kink") {
+    Reference r = reference_jacobian(*f, {scalar(0.3)}, {});
+    CHECK(r.kink.margin == 0.0);
+    CHECK(r.kink.what == "abs");
+  }
+  SECTION("abs(x - 0.3) at x = 0.5 is 0.2 away") {
+    Reference r = reference_jacobian(*f, {scalar(0.5)}, {});
+    CHECK(r.kink.margin == Approx(0.2).epsilon(1e-12));
+    CHECK(r.kink.what == "abs");
+    check_exact(r.jacobian.at(0), mp50(1));
+  }
+  SECTION("a smooth program reports no kink") {
+    Reference r = reference_jacobian(*parse(kLogSumExp, "lse"), {vec({0.1, 0.2})}, {});
+    CHECK(std::isinf(r.kink.margin));
+  }
+}
+
+}  // namespace
+}  // namespace adlab::checker
