@@ -25,9 +25,18 @@ bool is_numeric_scalar(const Type& t) {
   return t.is_scalar() && t.elem != ElemType::Bool;
 }
 
-// An operand that must be a scalar of a definite type: flexible literals default to `elem`.
+// Whether an untyped expression uses `%`, which only integers have.
+bool uses_mod(Expr e) {
+  if (auto* b = e.as<Binary>()) return b->op == BinaryOp::Mod || uses_mod(b->a) || uses_mod(b->b);
+  if (auto* u = e.as<Unary>()) return uses_mod(u->a);
+  return false;
+}
+
+// An operand that must be a scalar of a definite type: flexible literals default to `elem`
+// (to i64 instead of f64 when they use `%`).
 Expr fix(Expr e, ElemType elem) {
-  return e->flexible ? coerce_flexible(e, elem) : e;
+  if (!e->flexible) return e;
+  return coerce_flexible(e, elem == ElemType::F64 && uses_mod(e) ? ElemType::I64 : elem);
 }
 
 void require_index(Expr e, const char* what) {

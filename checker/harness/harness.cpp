@@ -241,8 +241,15 @@ HarnessResult run_harness(const std::vector<ir::Suite>& suites, const HarnessOpt
   HarnessResult r;
   auto& registry = ad::StrategyRegistry::instance();
   std::vector<const ad::Strategy*> strategies;
-  for (const auto& name : o.strategies.empty() ? registry.names() : o.strategies)
-    strategies.push_back(registry.resolve(name).first);
+  std::vector<std::pair<std::string, std::string>>
+      unresolved;  // name, error: ERROR cells, the run goes on
+  for (const auto& name : o.strategies.empty() ? registry.names() : o.strategies) {
+    try {
+      strategies.push_back(registry.resolve(name).first);
+    } catch (const Error& ex) {
+      unresolved.emplace_back(name, ex.what());
+    }
+  }
   std::vector<std::string> backend_names =
       o.backends.empty() ? backends::BackendRegistry::instance().names() : o.backends;
   for (const auto& b : backend_names)
@@ -267,6 +274,16 @@ HarnessResult run_harness(const std::vector<ir::Suite>& suites, const HarnessOpt
       modes = entry_modes(e, *ctx.f);
     } catch (const std::exception& ex) {
       entry_error = ex.what();
+    }
+    for (const auto& [name, message] : unresolved) {
+      Cell cell;
+      cell.entry = e.id();
+      cell.strategy = name;
+      cell.backend = "-";
+      cell.mode = "-";
+      cell.status = Status::Error;
+      cell.detail = message;
+      r.cells.push_back(cell);
     }
     for (const auto* s : strategies) {
       auto caps = s->capabilities();

@@ -208,8 +208,12 @@ TEST_CASE("reference jvp of a vector-valued map is J v", "[unit]") {
 
 TEST_CASE("reference jvp rejects a direction of the wrong size", "[unit]") {
   auto f = parse(kVectorMap, "F");
-  CHECK_THROWS_WITH(reference_jvp(*f, {vec({0.7, -1.2, 1.9}), scalar(0.5)}, {}, {1.0, 2.0}),
-                    "a direction of size 2 for 4 inputs");
+  try {
+    reference_jvp(*f, {vec({0.7, -1.2, 1.9}), scalar(0.5)}, {}, {1.0, 2.0});
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.message() == "a direction of size 2 for 4 inputs");
+  }
 }
 
 const char* kSparse = R"(
@@ -277,7 +281,7 @@ TEST_CASE("richardson extrapolation removes the even powers of h", "[unit]") {
     // The h^6 term remains: about 1e-18 * cos(1) / 5040 * (correction factor) < 1e-20.
     mp50 err = abs(richardson(est) - cos(x));
     CHECK(err < mp50(1e-20));
-    CHECK(abs(est.back() - cos(x)) > mp50(1e-8));  // without extrapolation: h^2 / 6
+    CHECK(abs(est.back() - cos(x)) > mp50(1e-9));  // without extrapolation: h^2 cos(1) / 6
   }
 }
 

@@ -188,6 +188,33 @@ check "eval-suite FAIL row" grep -qE '^t/dot +FAIL ' out
 check "eval-suite FAIL detail" grep -qxF "    entry 0 is 32.000000, expected 33.000000" out
 check "eval-suite FAIL summary" grep -qxF "1 entries (small sizes): 0 ok, 1 failed, 0 errors" out
 
+# --- check (the gradient checker) --------------------------------------------------------
+"$ADLAB" check good --strategy fd >out 2>err
+check "check exits 0 when every cell passes" test $? -eq 0
+check "check PASS row" grep -qE '^t/dot +fd +engine +gradient +PASS ' out
+check "check summary" grep -qF "OK: every supported cell passed" out
+"$ADLAB" check good --strategy fd --json check.json >out 2>err
+check "check --json writes the schema" grep -qF '"schema": "adlab-check/1"' check.json
+"$ADLAB" check good --strategy nope >out 2>err
+check "check with an unknown strategy exits 1" test $? -eq 1
+check "check with an unknown strategy has an ERROR cell" grep -qE '^t/dot +nope .*ERROR' out
+cat >wrong/manifest.json <<EOF
+{"suite": "t", "source": "cli tests", "entries": [
+  {"name": "dot", "program": "dot.adl", "function": "dot", "source": "cli tests",
+   "sizes": {"small": {"n": 3}, "full": {"n": 8}},
+   "inputs": {"x": {"value": [1, 2, 3]}, "y": {"value": [4, 5, 6]}}, "wrt": ["x"],
+   "expected": {"gradient": "dot_wrong_grad"}}]}
+EOF
+cat >>wrong/dot.adl <<'EOF'
+
+func dot_wrong_grad(x: f64[n], y: f64[n]) -> f64[n] {
+  return gen[i < n] y[i] * 1.001
+}
+EOF
+"$ADLAB" check wrong --strategy fd >out 2>err
+check "check with a wrong closed form exits 1" test $? -eq 1
+check "check names the wrong closed form" grep -qE '^closed form t/dot \(dot_wrong_grad\): FAIL' out
+
 # --- bad input ----------------------------------------------------------------------------
 expect_err "syntax error" 'syntax.adl:3:1: error: expected an expression, found `}`' eval syntax.adl --input x=x.json
 expect_err "syntax error (print)" 'syntax.adl:3:1: error: expected an expression, found `}`' print syntax.adl
@@ -227,7 +254,7 @@ for args in "frob dot.adl" "eval dot.adl --bogus" "eval dot.adl --scalar quad" "
   check "usage error \`adlab $args\` says why" test -s err
   check "usage error \`adlab $args\` does not crash" test $rc -lt 128 -a "$(crashed && echo y)" != y
 done
-for sub in "" eval print check-syntax eval-suite; do
+for sub in "" eval print check-syntax eval-suite check; do
   # shellcheck disable=SC2086
   "$ADLAB" $sub --help >out 2>err
   check "\`adlab $sub --help\` exits 0" test $? -eq 0

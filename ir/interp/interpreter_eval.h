@@ -51,8 +51,8 @@ T Interpreter<T>::Impl::scalar(Expr e) {
       if (p->op == PrimOp::ToF64 || p->op == PrimOp::ToF32) {
         const Type& at = p->args[0]->type;
         T r = is_float(at.elem) ? scalar(p->args[0]) : T(static_cast<double>(index(p->args[0])));
-        if constexpr (std::is_same_v<T, double>)
-          if (p->op == PrimOp::ToF32) r = static_cast<double>(static_cast<float>(r));
+        if constexpr (!std::is_same_v<T, float>)  // f32(...) rounds in every scalar type
+          if (p->op == PrimOp::ToF32) r = T(static_cast<float>(math::to_double(r)));
         zero = false;
         return r;
       }

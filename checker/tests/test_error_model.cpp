@@ -1,0 +1,198 @@
+// Tests of the checker's error model (DESIGN 4.2): per-entry relative errors with row and primal
+// scales, the worst entry, non-finite results, and the derived float64 tolerance.
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "checker/gradcheck/error_model.h"
+#include "ir/syntax/parser.h"
+
+namespace adlab::checker {
+namespace {
+
+using ir::mp50;
+
+constexpr double kU = 1.1102230246251565e-16;  // 2^-53
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+const double kInf = std::numeric_limits<double>::infinity();
+
+std::vector<mp50> mp(const std::vector<double>& v) {
+  return {v.begin(), v.end()};
+}
+
+TEST_CASE("compare finds the worst entry and its values", "[unit]") {
+  std::vector<double> want = {1, 2, 3, 4};
+  std::vector<double> got = {1, 2 * (1 + 1e-10), 3 * (1 + 1e-8), 4 * (1 - 1e-9)};
+  Comparison c = compare(got, mp(want), 1e-7);
+  CHECK(c.pass);
+  CHECK(c.worst_index == 2);
+  CHECK(c.worst_error == Approx(1e-8).epsilon(1e-6));
+  CHECK(c.got == got[2]);
+  CHECK(c.want == 3);
+  CHECK_FALSE(compare(got, mp(want), 1e-9).pass);
+  CHECK(compare(got, mp(want), 1e-9).worst_index == 2);
+}
+
+TEST_CASE("compare passes exact agreement at tolerance 0, and empty vectors", "[unit]") {
+  Comparison c = compare({1.5, -2, 0}, mp({1.5, -2, 0}), 0);
+  CHECK(c.pass);
+  CHECK(c.worst_error == 0);
+  CHECK(compare({}, {}, 0).pass);
+}
+
+TEST_CASE("compare fails a NaN or an infinity in got, whatever the tolerance", "[unit]") {
+  std::vector<double> want = {1, 2, 3};
+  SECTION("NaN in the middle, later entries finite") {
+    Comparison c = compare({1, kNaN, 3 * 1.5}, mp(want), 1e300);
+    CHECK_FALSE(c.pass);
+    CHECK(c.worst_index == 1);
+    CHECK(std::isinf(c.worst_error));
+    CHECK(std::isnan(c.got));
+    CHECK(c.want == 2);
+  }
+  SECTION("NaN first") {
+    Comparison c = compare({kNaN, 2, 3}, mp(want), 1e300);
+    CHECK_FALSE(c.pass);
+    CHECK(c.worst_index == 0);
+  }
+  SECTION("NaN last") {
+    Comparison c = compare({1, 2, kNaN}, mp(want), 1e300);
+    CHECK_FALSE(c.pass);
+    CHECK(c.worst_index == 2);
+  }
+  SECTION("infinity") {
+    Comparison c = compare({1, -kInf, 3}, mp(want), 1e300);
+    CHECK_FALSE(c.pass);
+    CHECK(c.worst_index == 1);
+  }
+  SECTION("every entry NaN") {
+    CHECK_FALSE(compare({kNaN, kNaN, kNaN}, mp(want), std::numeric_limits<double>::max()).pass);
+  }
+}
+
+TEST_CASE("compare fails vectors of different sizes", "[unit]") {
+  Comparison c = compare({1, 2}, mp({1, 2, 3}), 1e300);
+  CHECK_FALSE(c.pass);
+  CHECK(std::isinf(c.worst_error));
+}
+
+TEST_CASE("compare judges small entries against their row's largest entry", "[unit]") {
+  // Rows [1e-6, 1] and [1000, 2]; entry 0 is off by 1e-9.
+  std::vector<double> want = {1e-6, 1, 1000, 2};
+  std::vector<double> got = {1e-6 + 1e-9, 1, 1000, 2};
+  SECTION("rows of 2: against 1e-3 * 1") {
+    Comparison c = compare(got, mp(want), 1, 2);
+    CHECK(c.worst_index == 0);
+    CHECK(c.worst_error == Approx(1e-6).epsilon(1e-6));
+  }
+  SECTION("one row: against 1e-3 * 1000") {
+    Comparison c = compare(got, mp(want), 1, 0);
+    CHECK(c.worst_index == 0);
+    CHECK(c.worst_error == Approx(1e-9).epsilon(1e-6));
+  }
+  SECTION("rows of 1: against the entry itself") {
+    Comparison c = compare(got, mp(want), 1, 1);
+    CHECK(c.worst_error == Approx(1e-3).epsilon(1e-6));
+  }
+  SECTION("the row scale decides pass or fail") {
+    CHECK(compare(got, mp(want), 1e-8, 0).pass);
+    CHECK_FALSE(compare(got, mp(want), 1e-8, 2).pass);
+  }
+}
+
+TEST_CASE("compare judges exact zeros against the floor scale (the primal)", "[unit]") {
+  std::vector<double> want = {0, 0};
+  std::vector<double> got = {1e-12, 0};
+  SECTION("without a floor scale a tiny error on a zero is enormous") {
+    Comparison c = compare(got, mp(want), 1e-8);
+    CHECK_FALSE(c.pass);
+    CHECK(c.worst_error > 1e100);
+  }
+  SECTION("with floor scale 2: 1e-12 / 2e-3") {
+    Comparison c = compare(got, mp(want), 1e-8, 0, 2);
+    CHECK(c.pass);
+    CHECK(c.worst_error == Approx(5e-10).epsilon(1e-6));
+  }
+  SECTION("an entry below 1e-3 of the floor scale is judged against 1e-3 of it") {
+    Comparison c = compare({10 * (1 + 1e-6)}, mp({10}), 1e-8, 0, 1e6);
+    CHECK(c.worst_error == Approx(1e-6 * 10 / 1e3).epsilon(1e-6));
+  }
+}
+
+// Parses `src` and returns its function `name`; the modules stay alive.
+ir::FunctionPtr parse(const std::string& src, const std::string& name) {
+  static std::vector<ir::Module> modules;
+  modules.push_back(ir::parse_module(src, "test_error_model.adl"));
+  return modules.back().entry(name);
+}
+
+ir::Tensor vec(std::vector<double> v) {
+  ir::Tensor t;
+  t.shape = {static_cast<std::int64_t>(v.size())};
+  t.values = std::move(v);
+  return t;
+}
+
+Tolerance tolerance_of(const ir::FunctionPtr& f, const std::vector<ir::Tensor>& inputs,
+                       double floor) {
+  Reference ref = reference_jacobian(*f, inputs, {});
+  return derive_tolerance(*f, inputs, ref, {}, floor);
+}
+
+double model(const Tolerance& t) {
+  return 64 * kU * std::sqrt(static_cast<double>(t.ops) + 1) * std::max(1.0, t.rho / kU);
+}
+
+const char* kSumExp = R"(
+func f(x: f64[n]) -> f64 {
+  return sum[i < n] exp(x[i])
+}
+)";
+
+TEST_CASE("derive_tolerance grows with the operation count", "[unit]") {
+  auto f = parse(kSumExp, "f");
+  std::vector<double> small(4), large(256);
+  for (std::size_t k = 0; k < small.size(); ++k) small[k] = 0.1 + 0.01 * static_cast<double>(k);
+  for (std::size_t k = 0; k < large.size(); ++k) large[k] = 0.1 + 0.001 * static_cast<double>(k);
+  Tolerance a = tolerance_of(f, {vec(small)}, 0), b = tolerance_of(f, {vec(large)}, 0);
+  INFO(a.basis() << "\n" << b.basis());
+  CHECK(a.ops > 0);
+  CHECK(b.ops > 16 * a.ops);
+  CHECK(b.value > a.value);
+  CHECK(a.value == Approx(model(a)).epsilon(1e-12));
+  CHECK(b.value == Approx(model(b)).epsilon(1e-12));
+  // A well-conditioned sum of positive terms: the primal is accurate to a few ulps.
+  CHECK(a.rho < 16 * kU);
+  CHECK(b.rho < 256 * kU);
+  CHECK(a.value >= 64 * kU);
+}
+
+TEST_CASE("derive_tolerance never goes below the strategy's declared accuracy", "[unit]") {
+  auto f = parse(kSumExp, "f");
+  Tolerance t = tolerance_of(f, {vec({0.1, 0.2, 0.3})}, 1e-5);
+  CHECK(t.floor == 1e-5);
+  CHECK(t.value == 1e-5);  // the model is far below it
+  CHECK(model(t) < 1e-5);
+  CHECK(t.basis().find("floor 1e-05") != std::string::npos);
+  CHECK(t.basis().find("ops=" + std::to_string(t.ops)) != std::string::npos);
+  Tolerance huge = tolerance_of(f, {vec({0.1, 0.2, 0.3})}, 0.5);
+  CHECK(huge.value == 0.5);
+}
+
+TEST_CASE("derive_tolerance grows with the primal's measured rounding error", "[unit]") {
+  // (x + 1) - 1 at x = 1e-10 loses about 8 digits in double.
+  auto f = parse("func g(x: f64) -> f64 {\n  return (x + 1) - 1\n}\n", "g");
+  ir::Tensor x;
+  x.values = {1e-10};
+  Tolerance t = tolerance_of(f, {x}, 0);
+  INFO(t.basis());
+  CHECK(t.rho > 1e-9);
+  CHECK(t.rho < 1e-6);
+  CHECK(t.value == Approx(64 * std::sqrt(static_cast<double>(t.ops) + 1) * t.rho).epsilon(1e-9));
+}
+
+}  // namespace
+}  // namespace adlab::checker

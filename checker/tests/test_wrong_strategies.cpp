@@ -1,0 +1,485 @@
+// The proof that the checker can fail (egg's `math_fail`): exact "oracle" strategies built from
+// hand-written derivatives, corrupted in known ways, must come out FAIL (or AT-KINK) at the
+// corrupted entry; the uncorrupted oracle must PASS. Also ERROR cells and harness errors.
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "ad/fd/fd_strategy.h"
+#include "ad/strategy.h"
+#include "checker/harness/harness.h"
+#include "ir/suite/manifest.h"
+#include "ir/syntax/parser.h"
+
+namespace adlab::checker {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The programs of the tiny suite and, beside each, its exact derivative in the calling
+// conventions of ad/strategy.h: `<f>_gradient` returns (f, df/dx), `<f>_jacobian` returns
+// (f, J) with J[i, j] = d f_i / d x_j.
+const char* kPrograms = R"(
+func sinx(x: f64[n]) -> f64 {
+  return sum[i < n] sin(x[i]) * x[i]
+}
+func sinx_gradient(x: f64[n]) -> (f64, f64[n]) {
+  return (sinx(x), gen[i < n] cos(x[i]) * x[i] + sin(x[i]))
+}
+
+# A non-symmetric Jacobian: d sin((A x)_i) / d x_j = cos((A x)_i) A[i, j].
+func sinmv(A: f64[n, n], x: f64[n]) -> f64[n] {
+  return gen[i < n] sin(sum[j < n] A[i, j] * x[j])
+}
+func sinmv_jacobian(A: f64[n, n], x: f64[n]) -> (f64[n], f64[n, n]) {
+  let s = gen[i < n] sum[j < n] A[i, j] * x[j]
+  return (sinmv(A, x), gen[i < n, j < n] cos(s[i]) * A[i, j])
+}
+
+func relu(x: f64[n]) -> f64 {
+  return sum[i < n] select(x[i] > 0, x[i], 0)
+}
+func relu_gradient(x: f64[n]) -> (f64, f64[n]) {
+  return (relu(x), gen[i < n] select(x[i] > 0, 1, 0))
+}
+)";
+
+const ir::Module& oracle_module() {
+  static const ir::Module m = ir::parse_module(kPrograms, "oracle.adl");
+  return m;
+}
+
+// Rewrites a derivative's outputs; `results` is the number of primal results that come first.
+using Corruption = std::function<void(const std::vector<ir::Tensor>& inputs,
+                                      std::vector<ir::Tensor>& outputs, std::size_t results)>;
+
+class CorruptedExecutable : public backends::Executable {
+ public:
+  CorruptedExecutable(std::unique_ptr<backends::Executable> inner, std::size_t results,
+                      Corruption corrupt)
+      : inner_(std::move(inner)), results_(results), corrupt_(std::move(corrupt)) {}
+  std::vector<ir::Tensor> run(const std::vector<ir::Tensor>& inputs) override {
+    auto out = inner_->run(inputs);
+    corrupt_(inputs, out, results_);
+    return out;
+  }
+  const ir::OpCounts* counts() const override { return inner_->counts(); }
+
+ private:
+  std::unique_ptr<backends::Executable> inner_;
+  std::size_t results_;
+  Corruption corrupt_;
+};
+
+// The hand-written derivative `<f>_<mode>`: as an ir::Function (no corruption, source
+// transformation) or as an engine that corrupts its outputs. Exact: accuracy 0.
+class OracleStrategy : public ad::Strategy {
+ public:
+  OracleStrategy(std::string name, Corruption corrupt)
+      : name_(std::move(name)), corrupt_(std::move(corrupt)) {}
+  std::string_view name() const override { return name_; }
+  std::string_view paper() const override { return "test"; }
+  ad::Capabilities capabilities() const override {
+    ad::Capabilities c;
+    c.modes = {ad::Mode::Gradient, ad::Mode::Jacobian};
+    c.variants = {"exact"};
+    c.emits_ir = !corrupt_;
+    c.accuracy = 0;
+    return c;
+  }
+  ad::Derivative differentiate(const ir::FunctionPtr& f, const ad::Request& r) const override {
+    auto d = oracle_module().find(f->name + "_" + ad::mode_name(r.mode));
+    if (!d) throw ad::Unsupported(f->pos, "no hand-written derivative for " + f->name);
+    ad::Derivative out;
+    if (!corrupt_) {
+      out.function = d;
+      return out;
+    }
+    out.make_engine = [d, corrupt = corrupt_,
+                       results = f->results.size()](const backends::Options& o) {
+      auto inner = backends::BackendRegistry::instance().get("interp").compile(d, o);
+      return std::make_unique<CorruptedExecutable>(std::move(inner), results, corrupt);
+    };
+    return out;
+  }
+
+ private:
+  std::string name_;
+  Corruption corrupt_;
+};
+
+// fd with an executable that throws when run.
+class ThrowingStrategy : public ad::Strategy {
+ public:
+  std::string_view name() const override { return "test_throws"; }
+  std::string_view paper() const override { return "test"; }
+  ad::Capabilities capabilities() const override { return fd_->capabilities(); }
+  ad::Derivative differentiate(const ir::FunctionPtr& f, const ad::Request& r) const override {
+    ad::Derivative d = fd_->differentiate(f, r);
+    auto make = d.make_engine;
+    d.make_engine = [make](const backends::Options& o) {
+      Corruption boom = [](const std::vector<ir::Tensor>&, std::vector<ir::Tensor>&,
+                           std::size_t) {
+        throw std::runtime_error("test_throws: the engine broke down");
+      };
+      return std::make_unique<CorruptedExecutable>(make(o), 0, boom);
+    };
+    return d;
+  }
+
+ private:
+  std::unique_ptr<ad::Strategy> fd_ = ad::make_fd_strategy();
+};
+
+// Every derivative entry (the outputs after the primal results) times 1 + 1e-6.
+void scale_derivative(const std::vector<ir::Tensor>&, std::vector<ir::Tensor>& out,
+                      std::size_t results) {
+  for (std::size_t k = results; k < out.size(); ++k)
+    for (double& v : out[k].values) v *= 1 + 1e-6;
+}
+
+// Jacobian entry [1, 2] (row-major n x n, n = 4), or gradient entry 2, set to 0.
+void drop_entry(const std::vector<ir::Tensor>&, std::vector<ir::Tensor>& out,
+                std::size_t results) {
+  ir::Tensor& d = out.at(results);
+  if (d.rank() == 2)
+    d.values.at(1 * static_cast<std::size_t>(d.shape[1]) + 2) = 0;
+  else
+    d.values.at(2) = 0;
+}
+
+// The Jacobian transposed (square blocks); gradients unchanged.
+void transpose_jacobian(const std::vector<ir::Tensor>&, std::vector<ir::Tensor>& out,
+                        std::size_t results) {
+  ir::Tensor& d = out.at(results);
+  if (d.rank() != 2) return;
+  const auto n = static_cast<std::size_t>(d.shape[0]);
+  ir::Tensor t = d;
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < n; ++j) t.values[j * n + i] = d.values[i * n + j];
+  d = t;
+}
+
+// relu's gradient 1 on (-0.05, 0] too: right away from the kink at 0, wrong just below it.
+void relu_wide(const std::vector<ir::Tensor>& in, std::vector<ir::Tensor>& out,
+               std::size_t results) {
+  const auto& x = in.at(0).values;
+  for (std::size_t k = 0; k < x.size(); ++k)
+    if (x[k] > -0.05 && x[k] <= 0) out.at(results).values.at(k) = 1;
+}
+
+// The first primal result off by 1e-6.
+void perturb_primal(const std::vector<ir::Tensor>&, std::vector<ir::Tensor>& out, std::size_t) {
+  out.at(0).values.at(0) *= 1 + 1e-6;
+}
+
+void identity(const std::vector<ir::Tensor>&, std::vector<ir::Tensor>&, std::size_t) {}
+
+// Adds the test strategies to the global registry once per process.
+void register_test_strategies() {
+  auto& reg = ad::StrategyRegistry::instance();
+  auto add = [&](const std::string& name, Corruption c) {
+    if (!reg.find(name)) reg.add(std::make_unique<OracleStrategy>(name, std::move(c)));
+  };
+  add("test_oracle", nullptr);
+  add("test_oracle_engine", identity);
+  add("test_scaled", scale_derivative);
+  add("test_dropped", drop_entry);
+  add("test_transposed", transpose_jacobian);
+  add("test_relu_wide", relu_wide);
+  add("test_wrong_primal", perturb_primal);
+  if (!reg.find("test_throws")) reg.add(std::make_unique<ThrowingStrategy>());
+}
+
+nlohmann::json normal() {
+  return {{"dist", "normal"}, {"mean", 0.0}, {"std", 1.0}};
+}
+
+nlohmann::json entry(const std::string& name, const std::string& function, std::int64_t n,
+                     nlohmann::json inputs, const std::string& mode) {
+  return {{"name", name},
+          {"program", "programs.adl"},
+          {"function", function},
+          {"source", "test_wrong_strategies.cpp"},
+          {"sizes", {{"small", {{"n", n}}}}},
+          {"inputs", std::move(inputs)},
+          {"seed", 7},
+          {"modes", {mode}}};
+}
+
+// A suite folder under the system temporary folder (one per process: ctest runs test cases in
+// parallel processes), removed at exit.
+class TinySuite {
+ public:
+  TinySuite() {
+    dir_ = fs::temp_directory_path() / ("adlab_wrong_strategies_" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+    std::ofstream(dir_ / "programs.adl") << kPrograms;
+    nlohmann::json sinmv = entry("sinmv", "sinmv", 4, {{"A", normal()}, {"x", normal()}},
+                                 "jacobian");
+    sinmv["wrt"] = {"x"};
+    nlohmann::json m = {
+        {"suite", "tiny"},
+        {"source", "test_wrong_strategies.cpp"},
+        {"entries",
+         {entry("sinx", "sinx", 5, {{"x", normal()}}, "gradient"), sinmv,
+          entry("relu_near", "relu", 4, {{"x", {{"value", {0.8, -0.01, -1.3, 0.4}}}}},
+                "gradient"),
+          entry("relu_at", "relu", 4, {{"x", {{"value", {0.8, 0.0, -1.3, 0.4}}}}}, "gradient"),
+          entry("relu_far", "relu", 4, {{"x", {{"value", {0.8, -0.3, -1.3, 0.4}}}}},
+                "gradient")}}};
+    std::ofstream(dir_ / "manifest.json") << m.dump(2);
+  }
+  ~TinySuite() {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  // A second manifest in a subfolder, with the given entries (programs resolve against it).
+  std::string write_manifest(const std::string& sub, const nlohmann::json& entries) const {
+    fs::create_directories(dir_ / sub);
+    std::ofstream(dir_ / sub / "programs.adl") << kPrograms;
+    nlohmann::json m = {{"suite", "tiny/" + sub}, {"entries", entries}};
+    std::ofstream(dir_ / sub / "manifest.json") << m.dump(2);
+    return (dir_ / sub / "manifest.json").string();
+  }
+  std::string manifest() const { return (dir_ / "manifest.json").string(); }
+
+ private:
+  fs::path dir_;
+};
+
+const TinySuite& tiny_suite() {
+  static const TinySuite s;
+  return s;
+}
+
+HarnessResult run(const std::vector<std::string>& strategies, const std::string& filter,
+                  const std::string& manifest = "") {
+  register_test_strategies();
+  HarnessOptions o;
+  o.strategies = strategies;
+  o.backends = {"interp"};
+  o.filter = filter;
+  o.complexity = false;
+  return run_harness({ir::load_manifest(manifest.empty() ? tiny_suite().manifest() : manifest)},
+                     o);
+}
+
+// The one cell of `entry` (an id ending) and `strategy`.
+const Cell& cell(const HarnessResult& r, const std::string& entry, const std::string& strategy) {
+  const Cell* found = nullptr;
+  int count = 0;
+  for (const auto& c : r.cells)
+    if (c.strategy == strategy && c.entry.size() >= entry.size() &&
+        c.entry.compare(c.entry.size() - entry.size(), entry.size(), entry) == 0) {
+      found = &c;
+      ++count;
+    }
+  INFO("entry " << entry << ", strategy " << strategy);
+  REQUIRE(count == 1);
+  return *found;
+}
+
+std::string describe(const Cell& c) {
+  return c.entry + " " + c.strategy + " " + c.mode + ": " + status_name(c.status) + " " +
+         c.detail + " where=" + c.where + " error=" + std::to_string(c.worst_error) +
+         " tolerance=" + std::to_string(c.tolerance);
+}
+
+// A FAIL whose worst error exceeds its tolerance.
+void check_fails(const Cell& c) {
+  INFO(describe(c));
+  CHECK(c.status == Status::Fail);
+  CHECK(c.worst_error > c.tolerance);
+  CHECK(c.tolerance > 0);
+  CHECK(c.tolerance < 1e-10);  // exact strategies: float64 rounding only, no declared floor
+}
+
+void check_passes(const Cell& c) {
+  INFO(describe(c));
+  CHECK(c.status == Status::Pass);
+  CHECK(c.worst_error <= c.tolerance);
+}
+
+TEST_CASE("the uncorrupted oracle passes every smooth entry", "[unit]") {
+  HarnessResult r = run({"test_oracle", "test_oracle_engine"}, "");
+  REQUIRE(r.entries.size() == 5);
+  for (const char* s : {"test_oracle", "test_oracle_engine"}) {
+    check_passes(cell(r, "/sinx", s));
+    check_passes(cell(r, "/sinmv", s));
+    check_passes(cell(r, "/relu_near", s));
+    check_passes(cell(r, "/relu_far", s));
+    CHECK(cell(r, "/relu_at", s).status == Status::AtKink);
+  }
+  CHECK(cell(r, "/sinx", "test_oracle").backend == "interp");  // a function on a backend
+  CHECK(cell(r, "/sinx", "test_oracle_engine").backend == "engine");
+  CHECK(cell(r, "/sinmv", "test_oracle").mode == "jacobian");
+}
+
+TEST_CASE("a gradient scaled by 1 + 1e-6 fails", "[unit]") {
+  HarnessResult r = run({"test_scaled"}, "/sin");
+  for (const char* e : {"/sinx", "/sinmv"}) {
+    const Cell& c = cell(r, e, "test_scaled");
+    check_fails(c);
+    CHECK(c.worst_error == Approx(1e-6).epsilon(1e-3));
+    CHECK(c.got == Approx(c.want * (1 + 1e-6)).epsilon(1e-12));
+    CHECK(c.detail.find("relative error") != std::string::npos);
+  }
+  CHECK_FALSE(r.ok());
+}
+
+TEST_CASE("a Jacobian with one entry dropped fails at exactly that entry", "[unit]") {
+  HarnessResult r = run({"test_dropped"}, "/sin");
+  const Cell& j = cell(r, "/sinmv", "test_dropped");
+  check_fails(j);
+  CHECK(j.where == "d result 0[1] / d x[2]");
+  CHECK(j.got == 0);
+  CHECK(j.want != 0);
+  CHECK(j.worst_error == Approx(1).epsilon(1e-12));
+  CHECK(j.detail.find("d result 0[1] / d x[2]") != std::string::npos);
+  const Cell& g = cell(r, "/sinx", "test_dropped");
+  check_fails(g);
+  CHECK(g.where == "x[2]");
+  CHECK(g.got == 0);
+  CHECK_FALSE(r.ok());
+}
+
+TEST_CASE("a transposed Jacobian of a non-symmetric map fails", "[unit]") {
+  HarnessResult r = run({"test_transposed"}, "/sinmv");
+  const Cell& c = cell(r, "/sinmv", "test_transposed");
+  check_fails(c);
+  CHECK(c.worst_error > 1e-3);
+  // The worst entry is off the diagonal (the diagonal is unchanged by a transpose).
+  CHECK(c.where.rfind("d result 0[", 0) == 0);
+  bool diagonal = false;
+  for (int i = 0; i < 4; ++i)
+    diagonal |= c.where == "d result 0[" + std::to_string(i) + "] / d x[" + std::to_string(i) + "]";
+  CHECK_FALSE(diagonal);
+  CHECK_FALSE(r.ok());
+}
+
+TEST_CASE("a gradient that is right only away from the kink never passes near it", "[unit]") {
+  HarnessResult r = run({"test_relu_wide", "test_oracle"}, "/relu");
+  SECTION("just below the kink (x = -0.01): FAIL at that entry") {
+    const Cell& c = cell(r, "/relu_near", "test_relu_wide");
+    check_fails(c);
+    CHECK(c.where == "x[1]");
+    CHECK(c.got == 1);
+    CHECK(c.want == 0);
+    check_passes(cell(r, "/relu_near", "test_oracle"));
+  }
+  SECTION("at the kink (x = 0 exactly): AT-KINK, not PASS") {
+    const Cell& c = cell(r, "/relu_at", "test_relu_wide");
+    INFO(describe(c));
+    CHECK(c.status == Status::AtKink);
+    CHECK(c.detail.find("of a switch") != std::string::npos);
+  }
+  SECTION("far from the kink the corruption is invisible, so the inputs above matter") {
+    check_passes(cell(r, "/relu_far", "test_relu_wide"));
+  }
+  CHECK_FALSE(r.ok());
+}
+
+TEST_CASE("a wrong primal result fails, named as the primal", "[unit]") {
+  HarnessResult r = run({"test_wrong_primal"}, "/sinx");
+  const Cell& c = cell(r, "/sinx", "test_wrong_primal");
+  check_fails(c);
+  CHECK(c.where == "result 0 (primal result)");
+  CHECK(c.detail == "the primal result differs from the reference");
+}
+
+TEST_CASE("a strategy that throws gives ERROR cells and the run goes on", "[unit]") {
+  HarnessResult r = run({"test_throws", "test_oracle"}, "/sin");
+  REQUIRE(r.entries.size() == 2);
+  for (const char* e : {"/sinx", "/sinmv"}) {
+    const Cell& c = cell(r, e, "test_throws");
+    INFO(describe(c));
+    CHECK(c.status == Status::Error);
+    CHECK(c.detail == "test_throws: the engine broke down");
+    check_passes(cell(r, e, "test_oracle"));
+  }
+  CHECK_FALSE(r.ok());
+}
+
+TEST_CASE("the fd baseline passes the tiny suite's smooth entries", "[unit]") {
+  HarnessResult r = run({"fd"}, "/sin");
+  check_passes(cell(r, "/sinx", "fd"));
+  check_passes(cell(r, "/sinmv", "fd"));
+  CHECK(cell(r, "/sinx", "fd").tolerance == 1e-5);  // its declared accuracy
+  CHECK(r.ok());
+}
+
+TEST_CASE("a manifest entry naming a missing program gives ERROR cells", "[unit]") {
+  nlohmann::json e = entry("ghost", "sinx", 5, {{"x", normal()}}, "gradient");
+  e["program"] = "missing.adl";
+  std::string path = tiny_suite().write_manifest("missing", {e, entry("sinx", "sinx", 5,
+                                                                      {{"x", normal()}},
+                                                                      "gradient")});
+  HarnessResult r = run({"test_oracle", "fd"}, "", path);
+  REQUIRE(r.entries.size() == 2);
+  for (const char* s : {"test_oracle", "fd"}) {
+    const Cell& c = cell(r, "/ghost", s);
+    INFO(describe(c));
+    CHECK(c.status == Status::Error);
+    CHECK(c.detail.find("missing.adl") != std::string::npos);
+    check_passes(cell(r, "missing/sinx", s));
+  }
+  CHECK_FALSE(r.ok());
+}
+
+TEST_CASE("an unknown strategy name is an adlab::Error naming it", "[unit]") {
+  try {
+    run({"test_oracle", "no_such_strategy"}, "/sinx");
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.message().rfind("unknown strategy `no_such_strategy` (known: fd", 0) == 0);
+    CHECK(e.message().find("test_oracle") != std::string::npos);
+  }
+}
+
+TEST_CASE("inputs whose shapes contradict the program give ERROR cells", "[unit]") {
+  nlohmann::json mismatch =
+      entry("mismatch", "sinmv", 2, {{"A", {{"value", {{1.0, 2.0}, {3.0, 4.0}}}}},
+                                     {"x", {{"value", {1.0, 2.0, 3.0}}}}},
+            "jacobian");
+  mismatch["wrt"] = {"x"};
+  nlohmann::json matrix_for_vector =
+      entry("matrix_for_vector", "sinx", 2, {{"x", {{"value", {{1.0, 2.0}, {3.0, 4.0}}}}}},
+            "gradient");
+  std::string path = tiny_suite().write_manifest("shapes", {mismatch, matrix_for_vector});
+  HarnessResult r = run({"test_oracle", "fd"}, "", path);
+  REQUIRE(r.entries.size() == 2);
+  for (const char* e : {"/mismatch", "/matrix_for_vector"})
+    for (const char* s : {"test_oracle", "fd"}) {
+      const Cell& c = cell(r, e, s);
+      INFO(describe(c));
+      CHECK(c.status == Status::Error);
+      CHECK_FALSE(c.detail.empty());
+    }
+  CHECK_FALSE(r.ok());
+}
+
+// The manifest's sizes decide the shapes of generated inputs (docs/suites.md); a literal value
+// of another length contradicts them.
+TEST_CASE("a value input of the wrong length for the manifest's sizes gives ERROR cells",
+          "[unit]") {
+  std::string path = tiny_suite().write_manifest(
+      "length", {entry("short", "sinx", 5, {{"x", {{"value", {0.5, 1.0, 1.5}}}}}, "gradient")});
+  HarnessResult r = run({"test_oracle"}, "", path);
+  const Cell& c = cell(r, "/short", "test_oracle");
+  INFO(describe(c));
+  CHECK(c.status == Status::Error);
+  CHECK_FALSE(r.ok());
+}
+
+}  // namespace
+}  // namespace adlab::checker
