@@ -15,6 +15,7 @@ void add_print(CLI::App& app, int& status) {
   cmd->add_option("--func", func, "print only this function");
   cmd->callback([&status] {
     ir::Module m = ir::parse_file(file);
+    m.entry("");  // a file without functions is an error, as for eval and check-syntax
     if (func.empty())
       ir::print_module(std::cout, m);
     else
@@ -24,8 +25,8 @@ void add_print(CLI::App& app, int& status) {
 }
 
 void add_check_syntax(CLI::App& app, int& status) {
-  auto* cmd = app.add_subcommand("check-syntax",
-                                 "Parse and type-check a program; print nothing on success");
+  auto* cmd = app.add_subcommand(
+      "check-syntax", "Parse and type-check a program; print its functions (nothing with --quiet)");
   static std::string file;
   static bool quiet = false;
   cmd->add_option("FILE", file, "program (.adl)")->required();

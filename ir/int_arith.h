@@ -32,6 +32,25 @@ inline std::int64_t int_arith(BinaryOp op, std::int64_t x, std::int64_t y) {
   }
 }
 
+// x op y for a comparison operator, on integers or numbers alike.
+template <class U>
+bool compare_op(BinaryOp op, const U& x, const U& y) {
+  switch (op) {
+    case BinaryOp::Lt:
+      return x < y;
+    case BinaryOp::Le:
+      return x <= y;
+    case BinaryOp::Gt:
+      return x > y;
+    case BinaryOp::Ge:
+      return x >= y;
+    case BinaryOp::Eq:
+      return x == y;
+    default:
+      return x != y;
+  }
+}
+
 inline bool is_int_arith(BinaryOp op) {
   return op == BinaryOp::Add || op == BinaryOp::Sub || op == BinaryOp::Mul || op == BinaryOp::Div ||
          op == BinaryOp::Mod;

@@ -238,42 +238,14 @@ std::int64_t Interpreter<T>::Impl::index(Expr e) {
         // An exact tie is, in practice, a value compared with itself or a constant state (a fold's
         // first step): the branches agree there. Random inputs make real exact ties improbable.
         if (options.track_kinks && x != y) note_kink(rel_gap(x, y), e, "comparison");
-        switch (b->op) {
-          case BinaryOp::Lt:
-            return x < y;
-          case BinaryOp::Le:
-            return x <= y;
-          case BinaryOp::Gt:
-            return x > y;
-          case BinaryOp::Ge:
-            return x >= y;
-          case BinaryOp::Eq:
-            return x == y;
-          default:
-            return x != y;
-        }
+        return compare_op(b->op, x, y);
       }
       std::int64_t x = index(b->a), y = index(b->b);
       if ((b->op == BinaryOp::Div || b->op == BinaryOp::Mod) && y <= 0)
         fail(e, "integer " + std::string(op_name(b->op)) + " by a non-positive value (" +
                     std::to_string(y) + ") in `" + expr_str(e) + "`");
       if (is_int_arith(b->op)) return int_arith(b->op, x, y);
-      switch (b->op) {
-        case BinaryOp::Lt:
-          return x < y;
-        case BinaryOp::Le:
-          return x <= y;
-        case BinaryOp::Gt:
-          return x > y;
-        case BinaryOp::Ge:
-          return x >= y;
-        case BinaryOp::Eq:
-          return x == y;
-        case BinaryOp::Ne:
-          return x != y;
-        default:
-          break;
-      }
+      if (is_comparison(b->op)) return compare_op(b->op, x, y);
       fail(e, "bad integer operator");
     }
     case NodeKind::Prim: {

@@ -1,0 +1,201 @@
+// Tests of the harness (DESIGN 4, 6) on the paper 001 (dF~) suite with the fd baseline: cell
+// statuses, closed forms, adjoint tests, the JSON results, and the complexity fits (DESIGN 4.3).
+#include <cmath>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "checker/complexity/complexity.h"
+#include "checker/harness/harness.h"
+#include "ir/suite/manifest.h"
+
+namespace adlab::checker {
+namespace {
+
+std::string dftilde_dir() {
+  return std::string(ADLAB_SOURCE_DIR) + "/suites/papers/dftilde";
+}
+
+const std::vector<ir::Suite>& dftilde() {
+  static const std::vector<ir::Suite> suites = ir::find_suites(dftilde_dir());
+  return suites;
+}
+
+HarnessOptions fd_options() {
+  HarnessOptions o;
+  o.strategies = {"fd"};
+  o.backends = {"interp"};
+  return o;
+}
+
+// One run per process, shared by the sections below.
+const HarnessResult& dftilde_with_fd() {
+  static const HarnessResult r = run_harness(dftilde(), fd_options());
+  return r;
+}
+
+std::string describe(const Cell& c) {
+  return c.entry + " " + c.mode + ": " + status_name(c.status) + " " + c.detail;
+}
+
+TEST_CASE("fd passes every supported cell of the dftilde suite", "[unit]") {
+  const auto& suites = dftilde();
+  REQUIRE(suites.size() == 1);
+  CHECK(suites[0].name == "papers/dftilde");
+  const auto& entries = suites[0].entries;
+  REQUIRE(entries.size() >= 20);
+  const HarnessResult& r = dftilde_with_fd();
+
+  SECTION("one cell per entry and manifest mode, PASS or UNSUPPORTED") {
+    REQUIRE(r.entries.size() == entries.size());
+    std::size_t modes = 0;
+    for (const auto& e : entries) modes += e.modes.empty() ? 1 : e.modes.size();
+    CHECK(r.cells.size() == modes);
+    std::set<std::pair<std::string, std::string>> seen;
+    for (const auto& c : r.cells) {
+      INFO(describe(c));
+      CHECK((c.status == Status::Pass || c.status == Status::Unsupported));
+      CHECK(c.strategy == "fd");
+      CHECK(c.backend == "engine");
+      CHECK(seen.insert({c.entry, c.mode}).second);
+      if (c.status == Status::Pass) {
+        CHECK(c.worst_error <= c.tolerance);
+        CHECK(c.tolerance == 1e-5);  // fd's declared accuracy is the floor
+      }
+      if (c.status == Status::Unsupported) {
+        CHECK(c.mode == "hvp");
+        CHECK(c.detail == "fd does not offer mode hvp");
+      }
+    }
+    CHECK(r.ok());
+  }
+
+  SECTION("every closed-form gradient in the manifest passes") {
+    std::size_t expected = 0;
+    for (const auto& e : entries)
+      if (e.expected.contains("gradient")) ++expected;
+    CHECK(expected > 0);
+    CHECK(r.closed_forms.size() == expected);
+    for (const auto& c : r.closed_forms) {
+      INFO(c.entry << " " << c.function << ": " << status_name(c.status) << " " << c.detail);
+      CHECK(c.status == Status::Pass);
+      CHECK(c.worst_error <= c.tolerance);
+      CHECK(c.tolerance < 1e-10);  // closed forms are exact: no fd floor
+    }
+  }
+
+  SECTION("every adjoint test (fd forward against fd reverse) passes") {
+    CHECK(r.adjoints.size() == entries.size());
+    for (const auto& a : r.adjoints) {
+      INFO(a.entry << ": " << status_name(a.status) << " lhs " << a.lhs << " rhs " << a.rhs << " "
+                   << a.detail);
+      CHECK(a.status == Status::Pass);
+      CHECK(a.forward == "fd");
+      CHECK(a.reverse == "fd");
+      CHECK(a.error <= a.tolerance);
+    }
+  }
+
+  SECTION("to_json: schema adlab-check/1, one cell entry per cell") {
+    HarnessOptions o = fd_options();
+    nlohmann::json j = to_json(r, o);
+    CHECK(j["schema"] == "adlab-check/1");
+    CHECK(j["sizes"] == "small");
+    REQUIRE(j["cells"].is_array());
+    REQUIRE(j["cells"].size() == r.cells.size());
+    for (std::size_t k = 0; k < r.cells.size(); ++k) {
+      const auto& x = j["cells"][k];
+      CHECK(x["entry"] == r.cells[k].entry);
+      CHECK(x["mode"] == r.cells[k].mode);
+      CHECK(x["status"] == status_name(r.cells[k].status));
+      for (const char* key : {"strategy", "backend", "detail", "worst_error", "tolerance", "where",
+                              "got", "want", "seconds"})
+        CHECK(x.contains(key));
+    }
+    CHECK(j["entries"].size() == r.entries.size());
+    CHECK(j["closed_forms"].size() == r.closed_forms.size());
+    CHECK(j["adjoint_tests"].size() == r.adjoints.size());
+    CHECK(j["summary"]["ok"] == true);
+    int tallied = 0;
+    for (auto& [status, n] : j["summary"]["cells"].items()) tallied += n.get<int>();
+    CHECK(tallied == static_cast<int>(r.cells.size()));
+  }
+}
+
+TEST_CASE("loglog_slope recovers the exponent of exact power laws", "[unit]") {
+  auto law = [](double c, double p, std::vector<double> xs) {
+    std::vector<std::pair<double, double>> xy;
+    for (double x : xs) xy.emplace_back(x, c * std::pow(x, p));
+    return xy;
+  };
+  CHECK(loglog_slope(law(3, 2, {1, 2, 4, 8})) == Approx(2).epsilon(1e-12));
+  CHECK(loglog_slope(law(5, 1, {6, 12, 24})) == Approx(1).epsilon(1e-12));
+  CHECK(loglog_slope(law(0.5, 3, {10, 100, 1000})) == Approx(3).epsilon(1e-12));
+  CHECK(loglog_slope(law(7, 0, {1, 3, 9})) == Approx(0).margin(1e-12));
+  CHECK(loglog_slope(law(2, 1.5, {2, 3})) == Approx(1.5).epsilon(1e-12));
+  SECTION("points with x or y <= 0 are left out") {
+    auto xy = law(3, 2, {1, 2, 4});
+    xy.emplace_back(0, 5);
+    xy.emplace_back(8, 0);
+    xy.emplace_back(-1, 3);
+    CHECK(loglog_slope(xy) == Approx(2).epsilon(1e-12));
+  }
+  SECTION("fewer than two usable points, or one x, give NaN") {
+    CHECK(std::isnan(loglog_slope({})));
+    CHECK(std::isnan(loglog_slope({{2, 3}})));
+    CHECK(std::isnan(loglog_slope({{2, 3}, {0, 4}})));
+    CHECK(std::isnan(loglog_slope({{2, 3}, {2, 5}})));
+  }
+}
+
+TEST_CASE("sweep_sizes multiplies the base sizes and keeps structural 0 and 1", "[unit]") {
+  ir::SuiteEntry e;
+  e.suite = "t";
+  e.name = "sweep";
+  e.sizes["small"] = {{"n", 6}, {"m", 3}, {"one", 1}, {"none", 0}};
+  auto s = sweep_sizes(e, "small");
+  REQUIRE(s.size() == 3);
+  CHECK(s[0] == ir::SizeMap{{"n", 6}, {"m", 3}, {"one", 1}, {"none", 0}});
+  CHECK(s[1] == ir::SizeMap{{"n", 12}, {"m", 6}, {"one", 1}, {"none", 0}});
+  CHECK(s[2] == ir::SizeMap{{"n", 24}, {"m", 12}, {"one", 1}, {"none", 0}});
+  CHECK(sweep_sizes(e, "small", {3}).at(0).at("n") == 18);
+  CHECK_THROWS_AS(sweep_sizes(e, "full"), Error);
+}
+
+TEST_CASE("fd on a dot product: primal cost grows linearly, the gradient's quadratically",
+          "[unit]") {
+  HarnessOptions o = fd_options();
+  o.filter = "papers/dftilde/micro_dot";
+  HarnessResult r = run_harness(dftilde(), o);
+  REQUIRE(r.entries == std::vector<std::string>{"papers/dftilde/micro_dot"});
+  const Cell* gradient = nullptr;
+  for (const auto& c : r.cells)
+    if (c.mode == "gradient") gradient = &c;
+  REQUIRE(gradient);
+  REQUIRE(gradient->status == Status::Pass);
+  REQUIRE(gradient->complexity);
+  const Complexity& c = *gradient->complexity;
+  REQUIRE(c.points.size() == 3);
+  for (std::size_t k = 1; k < c.points.size(); ++k) {
+    CHECK(c.points[k].size == 2 * c.points[k - 1].size);
+    CHECK(c.points[k].primal > c.points[k - 1].primal);
+    CHECK(c.points[k].derivative > 3 * c.points[k - 1].derivative);
+  }
+  INFO("primal slope " << c.primal_slope << ", derivative slope " << c.derivative_slope);
+  CHECK(c.primal_slope == Approx(1).margin(0.1));
+  CHECK(c.derivative_slope == Approx(2).margin(0.15));
+  // 2 n + 1 primal evaluations: the ratio is about 2 n + 1 at n = 6.
+  CHECK(c.ratio == Approx(13).margin(1.5));
+  CHECK_FALSE(c.bound);  // fd is not a reverse mode: no cheap-gradient bound
+  CHECK(c.within_bound);
+  // Only the first mode is measured.
+  for (const auto& cell : r.cells)
+    if (&cell != gradient) CHECK_FALSE(cell.complexity);
+}
+
+}  // namespace
+}  // namespace adlab::checker
