@@ -61,7 +61,8 @@ T Interpreter<T>::Impl::scalar(Expr e) {
       zero = false;
       if (count) ++(p->op == PrimOp::Min || p->op == PrimOp::Max ? counts.compares : counts.prims);
       if (options.track_kinks) {
-        if ((p->op == PrimOp::Min || p->op == PrimOp::Max) && x != y)
+        if ((p->op == PrimOp::Min || p->op == PrimOp::Max) &&
+            (x != y || real_tie(p->args[0], p->args[1])))
           note_kink(rel_gap(x, y), e, op_name(p->op));
         if (p->op == PrimOp::Abs) note_kink(rel_gap(x, T(0)), e, "abs");
         if (p->op == PrimOp::Floor) note_kink(integer_gap(x, 0), e, "floor");
@@ -235,9 +236,8 @@ std::int64_t Interpreter<T>::Impl::index(Expr e) {
       if (is_comparison(b->op) && is_float(b->a->type.elem)) {
         T x = scalar(b->a), y = scalar(b->b);
         if (options.count_ops) ++counts.compares;
-        // An exact tie is, in practice, a value compared with itself or a constant state (a fold's
-        // first step): the branches agree there. Random inputs make real exact ties improbable.
-        if (options.track_kinks && x != y) note_kink(rel_gap(x, y), e, "comparison");
+        if (options.track_kinks && (x != y || real_tie(b->a, b->b)))
+          note_kink(rel_gap(x, y), e, "comparison");
         return compare_op(b->op, x, y);
       }
       std::int64_t x = index(b->a), y = index(b->b);

@@ -35,8 +35,9 @@ struct Interpreter<T>::Impl {
 
   EvalOptions options;
   OpCounts counts;
-  std::vector<V> env;        // indexed by Var id
-  bool zero = false;         // the last scalar() result was a strong zero (a false bracket)
+  std::vector<V> env;  // indexed by Var id
+  bool zero = false;   // the last scalar() result was a strong zero (a false bracket)
+  const Function* current_fn = nullptr;  // the function being run (its parameters are the inputs)
   std::uint32_t source = 0;  // the parse of the function being run: errors cite its positions
   // Var ids bound inside each callee (saved and restored around calls: no recursion exists,
   // but a callee's names may coincide with the caller's).
@@ -52,6 +53,18 @@ struct Interpreter<T>::Impl {
     double x = math::to_double(a), y = math::to_double(b);
     return std::fabs(x - y) / std::max({1.0, std::fabs(x), std::fabs(y)});
   }
+  // Whether an exact tie of a and b is a real kink: an input value (a parameter, or a read of
+  // one) against a constant. Other exact ties are, in practice, a value compared with itself or
+  // with a constant state (a fold's first step), where the branches agree.
+  bool real_tie(Expr a, Expr b) const {
+    auto is_input = [&](Expr e) {
+      while (auto* acc = e.as<Access>()) e = acc->tensor;
+      return current_fn && std::find(current_fn->params.begin(), current_fn->params.end(), e) !=
+                               current_fn->params.end();
+    };
+    return (is_input(a) && b.as<Literal>()) || (is_input(b) && a.as<Literal>());
+  }
+
   static double integer_gap(const T& a, double offset) {
     double x = math::to_double(a) - offset;
     return std::fabs(x - std::round(x)) / std::max(1.0, std::fabs(x));

@@ -455,9 +455,15 @@ std::vector<Value<T>> Interpreter<T>::Impl::run(const Function& f, const std::ve
   struct RestoreSource {
     std::uint32_t& slot;
     std::uint32_t saved;
-    ~RestoreSource() { slot = saved; }
-  } restore{source, source};
+    const Function*& fn_slot;
+    const Function* saved_fn;
+    ~RestoreSource() {
+      slot = saved;
+      fn_slot = saved_fn;
+    }
+  } restore{source, source, current_fn, current_fn};
   source = f.pos.source;
+  current_fn = &f;
   bind_params(f, args);
   for (const auto& s : f.stmts) bind(s.vars, eval(s.value));
   std::vector<V> out;

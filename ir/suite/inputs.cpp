@@ -146,14 +146,27 @@ Tensor generate_input(const Function& f, std::size_t k, const nlohmann::json& sp
     t.ints = {eval_size(f.params[k], sizes)};
     return t;
   }
+  // A literal or file input must have the shape the sizes give (when they give every size).
+  auto check_shape = [&](Tensor t) {
+    std::vector<std::int64_t> want;
+    try {
+      want = eval_shape(pt, sizes);
+    } catch (const Error&) {
+      return t;  // a size only the data gives
+    }
+    if (t.shape != want)
+      throw Error(what + ": the data has shape " + shape_str(t.shape) + " but the sizes give " +
+                  shape_str(want));
+    return t;
+  };
   if (spec.contains("value"))
-    return adapt_to_param(
+    return check_shape(adapt_to_param(
         tensor_from_json(spec["value"],
                          pt.is_tuple() || pt.elem == ElemType::F32 ? ElemType::F64 : pt.elem),
-        pt, what);
+        pt, what));
   if (spec.contains("file")) {
     auto path = (std::filesystem::path(base_dir) / spec["file"].get<std::string>()).string();
-    return adapt_to_param(read_tensor_file(path, pt.elem), pt, what);
+    return check_shape(adapt_to_param(read_tensor_file(path, pt.elem), pt, what));
   }
   if (pt.is_tuple()) throw Error(what + ": tuple parameters need a value");
   auto shape = eval_shape(pt, sizes);
