@@ -1,4 +1,5 @@
 // `adlab eval FILE [--func F] [--input NAME=PATH|random[:seed]]... [--size n=4]... [--json]`.
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -94,14 +95,17 @@ int run(const EvalArgs& a) {
     if (have[k]) continue;
     const std::string& name = ir::var_name(f->params[k]);
     auto it = given.find(name);
-    if (it == given.end() && !entry)
+    // A rank-0 i64 parameter used as a size takes its value from the shapes already read.
+    bool size_param = std::find(f->sizes.begin(), f->sizes.end(), f->params[k]) != f->sizes.end();
+    if (it == given.end() && !entry && !(size_param && sizes.count(name)))
       throw Error("missing input `" + name + "`: give --input " + name + "=PATH or --input " +
                   name + "=random");
     std::uint64_t seed = entry ? entry->seed + k : 1 + k;
     if (it != given.end() && it->second.rfind("random:", 0) == 0)
       seed = parse_seed(name, it->second.substr(7));
-    nlohmann::json spec =
-        entry && entry->inputs.contains(name) ? entry->inputs[name] : ir::default_spec(*f, k);
+    nlohmann::json spec = entry && entry->inputs.contains(name) ? entry->inputs[name]
+                          : size_param && sizes.count(name)     ? nlohmann::json::object()
+                                                                : ir::default_spec(*f, k);
     inputs[k] = ir::generate_input(*f, k, spec, sizes, seed, entry ? entry->dir : ".");
   }
 

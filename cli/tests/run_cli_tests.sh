@@ -188,6 +188,9 @@ check "eval-suite FAIL row" grep -qE '^t/dot +FAIL ' out
 check "eval-suite FAIL detail" grep -qxF "    entry 0 is 32.000000, expected 33.000000" out
 check "eval-suite FAIL summary" grep -qxF "1 entries (small sizes): 0 ok, 1 failed, 0 errors" out
 
+printf 'func head(k: i64, x: f64[k]) -> f64 {\n  return sum[i < k] x[i]\n}\n' >head.adl
+expect_out "eval takes an i64 size parameter from a shape" $'head k=3\n  result 0: f64 = 6' eval head.adl --input x=x.json
+
 # --- check (the gradient checker) --------------------------------------------------------
 "$ADLAB" check good --strategy fd >out 2>err
 check "check exits 0 when every cell passes" test $? -eq 0
