@@ -11,6 +11,7 @@ namespace adlab::checker {
 namespace {
 constexpr double kUnitRoundoff = 1.1102230246251565e-16;  // 2^-53
 constexpr double kSafety = 64;
+constexpr double kMaxModelTolerance = 1e-8;
 }  // namespace
 
 std::string Tolerance::basis() const {
@@ -36,12 +37,14 @@ Tolerance derive_tolerance(const ir::Function& f, const std::vector<ir::Tensor>&
     for (double v : r.values) {
       double want = ir::math::to_double(ref.primal[k++]);
       double denom = std::max({std::fabs(want), 1e-3 * scale, 1e-300});
-      if (std::isfinite(v)) t.rho = std::max(t.rho, std::fabs(v - want) / denom);
+      t.rho = std::max(t.rho, std::isfinite(v) ? std::fabs(v - want) / denom : 1.0);
     }
   }
   double model = kSafety * kUnitRoundoff * std::sqrt(static_cast<double>(t.ops) + 1) *
                  std::max(1.0, t.rho / kUnitRoundoff);
-  t.value = std::max(floor, model);
+  // An ill-conditioned primal (rho near 1, or a non-finite double result) must not widen the
+  // tolerance until anything passes: the model is capped.
+  t.value = std::max(floor, std::min(model, kMaxModelTolerance));
   return t;
 }
 

@@ -9,7 +9,7 @@
 
 namespace adlab::checker {
 
-// tolerance = max(floor, C * u * sqrt(ops + 1) * max(1, rho / u)), with u = 2^-53, C = 64,
+// tolerance = max(floor, min(1e-8, C * u * sqrt(ops + 1) * max(1, rho / u))), u = 2^-53, C = 64,
 // ops the primal's operation count and rho the primal's measured relative float64 error
 // (double run against the 50-digit run). `floor` is the strategy's declared accuracy
 // (0 for AD; finite differences declare theirs).

@@ -191,7 +191,20 @@ TEST_CASE("derive_tolerance grows with the primal's measured rounding error", "[
   INFO(t.basis());
   CHECK(t.rho > 1e-9);
   CHECK(t.rho < 1e-6);
-  CHECK(t.value == Approx(64 * std::sqrt(static_cast<double>(t.ops) + 1) * t.rho).epsilon(1e-9));
+  // The model (about 1e-7 here) is capped: an ill-conditioned primal must not let anything pass.
+  CHECK(64 * std::sqrt(static_cast<double>(t.ops) + 1) * t.rho > 1e-8);
+  CHECK(t.value == 1e-8);
+}
+
+TEST_CASE("derive_tolerance caps the model when the double primal is not finite", "[unit]") {
+  // exp(800) overflows in double but not in 50 digits: rho counts as 1, the tolerance stays 1e-8.
+  auto f = parse("func g(x: f64) -> f64 {\n  return exp(x) * exp(-x)\n}\n", "g");
+  ir::Tensor x;
+  x.values = {800};
+  Tolerance t = tolerance_of(f, {x}, 0);
+  INFO(t.basis());
+  CHECK(t.rho >= 1.0);
+  CHECK(t.value == 1e-8);
 }
 
 }  // namespace
