@@ -49,32 +49,48 @@ Tolerance derive_tolerance(const ir::Function& f, const std::vector<ir::Tensor>&
 }
 
 Comparison compare(const std::vector<double>& got, const std::vector<ir::mp50>& want,
-                   double tolerance, std::size_t row_length, double floor_scale) {
+                   double tolerance, const std::vector<std::size_t>& groups, double floor_scale) {
   Comparison c;
+  const double inf = std::numeric_limits<double>::infinity();
   if (got.size() != want.size()) {
     c.pass = false;
-    c.worst_error = std::numeric_limits<double>::infinity();
+    c.worst_error = inf;
     return c;
   }
-  std::size_t len = row_length == 0 ? std::max<std::size_t>(want.size(), 1) : row_length;
-  for (std::size_t start = 0; start < want.size(); start += len) {
+  std::vector<std::size_t> sizes = groups;
+  if (sizes.empty()) sizes = {want.size()};
+  bool non_finite = false;
+  std::size_t start = 0;
+  for (std::size_t len : sizes) {
+    std::size_t end = std::min(start + len, want.size());
     double scale = 0;
-    for (std::size_t k = start; k < std::min(start + len, want.size()); ++k)
+    for (std::size_t k = start; k < end; ++k)
       scale = std::max(scale, std::fabs(ir::math::to_double(want[k])));
-    for (std::size_t k = start; k < std::min(start + len, want.size()); ++k) {
+    // A group that is zero throughout is judged against the function's magnitude.
+    bool zero_group = !(scale > 1e-30 * std::max(1.0, floor_scale));
+    for (std::size_t k = start; k < end; ++k) {
       double w = ir::math::to_double(want[k]);
-      double denom = std::max({std::fabs(w), 1e-3 * scale, 1e-3 * floor_scale, 1e-300});
-      double err = std::isfinite(got[k]) ? std::fabs(got[k] - w) / denom
-                                         : std::numeric_limits<double>::infinity();
-      if (k == 0 || !(err <= c.worst_error)) {  // NaN and infinity are worst
+      double denom = zero_group ? std::max(1e-3 * floor_scale, 1e-300)
+                                : std::max({std::fabs(w), 1e-3 * scale, 1e-300});
+      double err = std::isfinite(got[k]) && std::isfinite(w) ? std::fabs(got[k] - w) / denom : inf;
+      if (!std::isfinite(err)) {
+        if (!non_finite) {  // the first non-finite entry is the one reported; it always fails
+          c.worst_error = inf;
+          c.worst_index = k;
+          c.got = got[k];
+          c.want = w;
+        }
+        non_finite = true;
+      } else if (!non_finite && (k == 0 || err > c.worst_error)) {
         c.worst_error = err;
         c.worst_index = k;
         c.got = got[k];
         c.want = w;
       }
     }
+    start = end;
   }
-  c.pass = c.worst_error <= tolerance;
+  c.pass = !non_finite && c.worst_error <= tolerance;
   return c;
 }
 

@@ -26,7 +26,10 @@ Tolerance derive_tolerance(const ir::Function& f, const std::vector<ir::Tensor>&
                            double floor);
 
 // Entry k's error is |got - want| / max(|want|, 1e-3 * scale(k), tiny), where scale(k) is the
-// largest |want| in k's row (group): small entries that cancel are judged against their row.
+// largest |want| in k's group (a Jacobian row of one (result, wrt) block, or one block of a
+// vector): small entries that cancel are judged against their group. A group whose reference
+// is zero throughout (an identically zero derivative) is judged against 1e-3 * floor_scale
+// (the function's magnitude). A non-finite reference or result fails the comparison.
 struct Comparison {
   bool pass = true;
   double worst_error = 0;
@@ -35,11 +38,10 @@ struct Comparison {
   std::string where;  // filled by the caller (it knows the layout)
 };
 
-// `row_length`: entries per row for the row scales (the number of columns of a Jacobian, or
-// the whole vector when 0).
-// `floor_scale`: an absolute scale below which entries are judged absolutely (1e-3 of it): the
-// magnitude of the primal, so a derivative that is exactly zero is judged against the function.
+// `groups`: the sizes of consecutive groups (empty: one group of everything); `floor_scale`:
+// the function's magnitude, for groups whose reference is zero throughout.
 Comparison compare(const std::vector<double>& got, const std::vector<ir::mp50>& want,
-                   double tolerance, std::size_t row_length = 0, double floor_scale = 0);
+                   double tolerance, const std::vector<std::size_t>& groups = {},
+                   double floor_scale = 0);
 
 }  // namespace adlab::checker

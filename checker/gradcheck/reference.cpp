@@ -36,20 +36,24 @@ class Evaluator {
  public:
   Evaluator(const ir::Function& f, const MpTensors& base, const Layout& in,
             const ReferenceOptions& o)
-      : f_(f), base_(base), in_(in), interp_(ir::EvalOptions{o.sizes, false, false}) {}
+      : f_(f), base_(base), in_(in), interp_(ir::EvalOptions{o.sizes, false, true}) {}
 
   // Flattened floating results at x0 + delta (delta over the wrt coordinates).
   std::vector<mp50> at(const std::vector<mp50>& x) {
     MpTensors args = base_;
     scatter_into(in_, x, args);
     auto out = interp_.run_tensors(f_, args);
+    branches_ = interp_.kink().branches;
     std::vector<mp50> flat;
     for (const auto& t : out)
       if (ir::is_float(t.elem)) flat.insert(flat.end(), t.values.begin(), t.values.end());
     return flat;
   }
 
+  std::uint64_t branches() const { return branches_; }
+
  private:
+  std::uint64_t branches_ = 0;
   const ir::Function& f_;
   const MpTensors& base_;
   const Layout& in_;
@@ -135,6 +139,8 @@ Reference reference_jacobian(const ir::Function& f, const std::vector<ir::Tensor
   }
   const std::size_t n = r.in.size, m = r.out.size;
   r.jacobian.assign(n * m, mp50(0));
+  std::atomic<bool> changed{false};
+  std::mutex note_mutex;
   parallel_for(n, thread_count(o, n), f, p.base, p.in, o, [&](Evaluator& ev, std::size_t j) {
     std::vector<std::vector<mp50>> d(static_cast<std::size_t>(o.levels));
     mp50 h = step_for(p.x0[j], o.step);
@@ -142,8 +148,19 @@ Reference reference_jacobian(const ir::Function& f, const std::vector<ir::Tensor
       std::vector<mp50> x = p.x0;
       x[j] = p.x0[j] + h;
       auto plus = ev.at(x);
+      bool flip = ev.branches() != r.kink.branches;
       x[j] = p.x0[j] - h;
       auto minus = ev.at(x);
+      flip = flip || ev.branches() != r.kink.branches;
+      if (flip && !changed.exchange(true)) {
+        std::lock_guard lock(note_mutex);
+        r.branch_note = "moving input coordinate " + std::to_string(j) + " by " +
+                        std::to_string(ir::math::to_double(h)) + " changes a branch";
+      }
+      if (plus.size() != m || minus.size() != m)
+        throw Error(
+            "the number of result entries changes under perturbation (a value-dependent sparse "
+            "pattern?)");
       auto& row = d[static_cast<std::size_t>(level)];
       row.resize(m);
       for (std::size_t i = 0; i < m; ++i) row[i] = (plus[i] - minus[i]) / (2 * h);
@@ -154,6 +171,7 @@ Reference reference_jacobian(const ir::Function& f, const std::vector<ir::Tensor
       r.jacobian[i * n + j] = richardson(est);
     }
   });
+  r.branch_change = changed;
   r.evaluations = 1 + n * 2 * static_cast<std::size_t>(o.levels);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;

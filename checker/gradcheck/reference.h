@@ -33,6 +33,10 @@ struct Reference {
   std::vector<ir::mp50> jacobian;   // row-major: out.size rows, in.size columns (empty for jvp)
   std::vector<ir::Tensor> results;  // the results in double (for shapes and descriptions)
   ir::KinkReport kink;              // the primal run's closest non-smooth switch
+  // Whether some finite-difference evaluation took a different non-smooth decision than the
+  // primal run (a branch, an argmax, a floor value): the stencil crossed a switch.
+  bool branch_change = false;
+  std::string branch_note;  // which input's perturbation changed it
   std::size_t evaluations = 0;
   double seconds = 0;
 

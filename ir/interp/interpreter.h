@@ -29,6 +29,10 @@ struct KinkReport {
   double margin = std::numeric_limits<double>::infinity();
   Expr where;        // the node, for its position
   std::string what;  // "comparison", "abs", "max reduction", ...
+  // A hash of every non-smooth decision taken (branches, argmax choices, signs of abs,
+  // floor/round/i64 values). Two runs with equal hashes took the same smooth piece, so a
+  // finite-difference stencil whose runs all match the base run crossed no switch.
+  std::uint64_t branches = 0;
 };
 
 template <class T>

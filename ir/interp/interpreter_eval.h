@@ -65,8 +65,16 @@ T Interpreter<T>::Impl::scalar(Expr e) {
             (x != y || real_tie(p->args[0], p->args[1])))
           note_kink(rel_gap(x, y), e, op_name(p->op));
         if (p->op == PrimOp::Abs) note_kink(rel_gap(x, T(0)), e, "abs");
-        if (p->op == PrimOp::Floor) note_kink(integer_gap(x, 0), e, "floor");
-        if (p->op == PrimOp::Round) note_kink(integer_gap(x, 0.5), e, "round");
+        // An exactly integral value is, in practice, a constant; a real jump shows as a branch
+        // change under the reference's perturbations (KinkReport::branches).
+        double fgap = integer_gap(x, 0), rgap = integer_gap(x, 0.5);
+        if (p->op == PrimOp::Floor && fgap > 0) note_kink(fgap, e, "floor");
+        if (p->op == PrimOp::Round && rgap > 0) note_kink(rgap, e, "round");
+        if (p->op == PrimOp::Min || p->op == PrimOp::Max) note_branch(y < x);
+        if (p->op == PrimOp::Abs) note_branch(x < T(0));
+        if (p->op == PrimOp::Floor || p->op == PrimOp::Round)
+          note_branch(static_cast<std::int64_t>(
+              std::floor(math::to_double(x) + (p->op == PrimOp::Round ? 0.5 : 0.0))));
       }
       switch (p->op) {
         case PrimOp::Exp:
@@ -186,6 +194,7 @@ T Interpreter<T>::Impl::reduce_float(const Reduce& r, Expr self) {
       if (options.track_kinks && best != x)
         note_kink(rel_gap(best, x), self,
                   r.op == ReduceOp::Max ? "max reduction" : "min reduction");
+      if (options.track_kinks) note_branch(r.op == ReduceOp::Max ? best < x : x < best);
       if (r.op == ReduceOp::Max ? best < x : x < best) best = x;
     }
   });
@@ -238,6 +247,7 @@ std::int64_t Interpreter<T>::Impl::index(Expr e) {
         if (options.count_ops) ++counts.compares;
         if (options.track_kinks && (x != y || real_tie(b->a, b->b)))
           note_kink(rel_gap(x, y), e, "comparison");
+        if (options.track_kinks) note_branch(compare_op(b->op, x, y));
         return compare_op(b->op, x, y);
       }
       std::int64_t x = index(b->a), y = index(b->b);
@@ -256,7 +266,9 @@ std::int64_t Interpreter<T>::Impl::index(Expr e) {
         // i64(floor(x)) and i64(round(x)) switch where floor/round do (tracked there).
         auto* inner = p->args[0].as<Prim>();
         bool rounded = inner && (inner->op == PrimOp::Floor || inner->op == PrimOp::Round);
-        if (options.track_kinks && !rounded) note_kink(integer_gap(x, 0), e, "i64 conversion");
+        if (options.track_kinks && !rounded && integer_gap(x, 0) > 0)
+          note_kink(integer_gap(x, 0), e, "i64 conversion");
+        if (options.track_kinks) note_branch(static_cast<std::int64_t>(math::to_double(x)));
         double d = math::to_double(x);
         if (!std::isfinite(d) || std::fabs(d) > 9.2e18)
           fail(e, "i64(...) of a value that is not a representable integer (" + std::to_string(d) +

@@ -47,7 +47,16 @@ struct Interpreter<T>::Impl {
 
   // Records a non-smooth switch at relative distance `margin` (DESIGN 4.2 "kinks").
   void note_kink(double margin, Expr at, const char* what) {
-    if (margin < kink.margin) kink = KinkReport{margin, at, what};
+    if (margin < kink.margin) {
+      kink.margin = margin;
+      kink.where = at;
+      kink.what = what;
+    }
+  }
+  // Folds one non-smooth decision into the branch hash (KinkReport::branches).
+  void note_branch(std::int64_t decision) {
+    kink.branches = (kink.branches ^ static_cast<std::uint64_t>(decision)) * 0x100000001b3ULL +
+                    0x9e3779b97f4a7c15ULL;
   }
   static double rel_gap(const T& a, const T& b) {
     double x = math::to_double(a), y = math::to_double(b);

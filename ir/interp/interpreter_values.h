@@ -228,6 +228,8 @@ Value<T> Interpreter<T>::Impl::eval_scan(const Scan& s) {
       if (options.track_kinks && !first && (s.op == ReduceOp::Max || s.op == ReduceOp::Min) &&
           acc != x)
         note_kink(rel_gap(acc, x), s.body, "scan max/min");
+      if (options.track_kinks && !first && (s.op == ReduceOp::Max || s.op == ReduceOp::Min))
+        note_branch(s.op == ReduceOp::Max ? acc < x : x < acc);
       acc = first ? x : T(combine(acc, x));
       first = false;
       r.values.push_back(acc);
