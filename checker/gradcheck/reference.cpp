@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <exception>
 #include <mutex>
 #include <thread>
@@ -27,6 +28,12 @@ mp50 richardson(std::vector<mp50> d) {
     factor *= 4;
   }
   return d.back();
+}
+
+double Reference::primal_scale() const {
+  double s = 0;
+  for (const auto& p : primal) s = std::max(s, std::fabs(ir::math::to_double(p)));
+  return s;
 }
 
 namespace {

@@ -41,6 +41,8 @@ struct Reference {
   double seconds = 0;
 
   ir::mp50 at(std::size_t row, std::size_t col) const { return jacobian[row * in.size + col]; }
+  // The largest |result entry|: the scale of the function itself.
+  double primal_scale() const;
 };
 
 // The full Jacobian of every floating result with respect to the wrt parameters.

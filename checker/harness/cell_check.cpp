@@ -173,9 +173,7 @@ void check_cell(const EntryContext& ctx, const ad::Strategy& s, const ad::Reques
     cell.want = pc.want;
     cell.detail = "the primal result differs from the reference";
   } else {
-    double primal_scale = 0;
-    for (const auto& p : ref.primal)
-      primal_scale = std::max(primal_scale, std::fabs(ir::math::to_double(p)));
+    double primal_scale = ref.primal_scale();
     Comparison c = compare(run.derivative, want, tol.value, groups, primal_scale);
     cell.worst_error = c.worst_error;
     cell.got = c.got;
