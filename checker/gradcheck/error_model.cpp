@@ -39,11 +39,17 @@ Tolerance derive_tolerance(const ir::Function& f, const std::vector<ir::Tensor>&
       t.rho = std::max(t.rho, std::isfinite(v) ? std::fabs(v - want) / denom : 1.0);
     }
   }
-  double model = kSafety * kUnitRoundoff * std::sqrt(static_cast<double>(t.ops) + 1) *
-                 std::max(1.0, t.rho / kUnitRoundoff);
+  return t.with_floor(floor);
+}
+
+Tolerance Tolerance::with_floor(double accuracy) const {
+  Tolerance t = *this;
+  t.floor = accuracy;
+  double model = kSafety * kUnitRoundoff * std::sqrt(static_cast<double>(ops) + 1) *
+                 std::max(1.0, rho / kUnitRoundoff);
   // An ill-conditioned primal (rho near 1, or a non-finite double result) must not widen the
   // tolerance until anything passes: the model is capped.
-  t.value = std::max(floor, std::min(model, kMaxModelTolerance));
+  t.value = std::max(t.floor, std::min(model, kMaxModelTolerance));
   return t;
 }
 

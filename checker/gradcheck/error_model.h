@@ -19,6 +19,8 @@ struct Tolerance {
   std::int64_t ops = 0;
   double floor = 0;
   std::string basis() const;
+  // The same model with another floor (the model needs one double primal run per entry).
+  Tolerance with_floor(double accuracy) const;
 };
 
 Tolerance derive_tolerance(const ir::Function& f, const std::vector<ir::Tensor>& inputs,

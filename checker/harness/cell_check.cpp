@@ -86,8 +86,7 @@ void check_cell(const EntryContext& ctx, const ad::Strategy& s, const ad::Reques
   bo.count_ops = true;
   auto exe = d.executable(backend, bo);
   // A declared accuracy is a floor, clamped so no strategy can declare itself past checking.
-  Tolerance tol = derive_tolerance(*ctx.f, ctx.inputs, ref, ctx.sizes,
-                                   std::min(s.capabilities().accuracy, 1e-4));
+  Tolerance tol = ctx.tolerance.with_floor(std::min(s.capabilities().accuracy, 1e-4));
   cell.tolerance = tol.value;
 
   std::vector<double> dir;

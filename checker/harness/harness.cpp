@@ -70,7 +70,10 @@ bool prepare_entry(EntryContext& ctx, const HarnessOptions& o, std::string& kink
     ro.sizes = ctx.sizes;
     ctx.ref = reference_jacobian(*ctx.f, ctx.inputs, ctx.wrt, ro);
     bool near = ctx.ref.kink.margin < o.kink_margin;
-    if (!near && !ctx.ref.branch_change) return true;
+    if (!near && !ctx.ref.branch_change) {
+      ctx.tolerance = derive_tolerance(*ctx.f, ctx.inputs, ctx.ref, ctx.sizes, 0);
+      return true;
+    }
     auto p = ir::pos_of(ctx.ref.kink.where, ctx.f->pos.source);
     std::string closest = ctx.ref.kink.where.defined()
                               ? ctx.ref.kink.what + (p.valid() ? " at " + p.str() : std::string())
@@ -96,7 +99,7 @@ void check_closed_form(const EntryContext& ctx, HarnessResult& r) {
     std::vector<double> got;
     for (const auto& t : out) got.insert(got.end(), t.values.begin(), t.values.end());
     if (ctx.ref.out.size != 1) throw Error("expected.gradient needs a scalar result");
-    Tolerance tol = derive_tolerance(*ctx.f, ctx.inputs, ctx.ref, ctx.sizes, 0);
+    const Tolerance& tol = ctx.tolerance;
     // A closed form is a different program: allow its own rounding (its op count) too.
     ir::Interpreter<double> counter(ir::EvalOptions{ctx.sizes, true, false});
     counter.run_tensors(*g, ctx.inputs);
@@ -168,9 +171,8 @@ void check_adjoint(const EntryContext& ctx, const ad::Strategy& fwd, const ad::S
     a.error = std::isfinite(a.lhs) && std::isfinite(a.rhs)
                   ? std::fabs(a.lhs - a.rhs) / denom
                   : std::numeric_limits<double>::infinity();
-    Tolerance tol =
-        derive_tolerance(*ctx.f, ctx.inputs, ctx.ref, ctx.sizes,
-                         std::max(fwd.capabilities().accuracy, rev.capabilities().accuracy));
+    Tolerance tol = ctx.tolerance.with_floor(
+        std::max(fwd.capabilities().accuracy, rev.capabilities().accuracy));
     a.tolerance = tol.value;
     a.status = a.error <= a.tolerance ? Status::Pass : Status::Fail;  // NaN and inf fail
     if (a.status == Status::Fail) a.detail = "<y', J x'> and <J^T y', x'> differ";
