@@ -1,6 +1,7 @@
 // The strategy registry, modes and derivative executables.
 #include "ad/strategy.h"
 
+#include "ad/dualrev/dualrev_strategy.h"
 #include "ad/fd/fd_strategy.h"
 
 #include <algorithm>
@@ -46,6 +47,7 @@ StrategyRegistry& StrategyRegistry::instance() {
   static StrategyRegistry* registry = [] {
     static StrategyRegistry r;
     r.add(make_fd_strategy());
+    r.add(make_dualrev_strategy());
     return &r;
   }();
   return *registry;

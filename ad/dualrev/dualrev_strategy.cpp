@@ -1,0 +1,59 @@
+// The `dualrev` strategy: an engine (Interpreter<Dual> records, a resolver reverses), not a
+// source transformation (paper 003 sections 5-12).
+#include "ad/dualrev/dualrev_strategy.h"
+
+#include <algorithm>
+
+#include "ad/dualrev/ir_engine.h"
+
+namespace adlab::ad {
+
+namespace {
+
+class DualrevStrategy : public Strategy {
+ public:
+  std::string_view name() const override { return "dualrev"; }
+  std::string_view paper() const override { return "003"; }
+  Capabilities capabilities() const override {
+    Capabilities c;
+    c.modes = {Mode::Gradient, Mode::Vjp, Mode::Jacobian};
+    c.variants = {"tape", "staged-map", "naive"};  // the first is the default
+    c.sparse_inputs = true;
+    c.loops = true;
+    c.parallel = true;
+    c.reverse = true;
+    return c;
+  }
+  Derivative differentiate(const ir::FunctionPtr& f, const Request& r) const override {
+    if (!capabilities().supports(r.mode))
+      throw Unsupported(f->pos, std::string("dualrev does not offer mode ") + mode_name(r.mode) +
+                                    " (reverse mode: gradient, vjp, jacobian)");
+    dualrev::Variant v = dualrev::parse_variant(r.variant.empty() ? "tape" : r.variant);
+    for (const auto& w : r.wrt) {
+      int k = f->param_index(w);
+      if (k < 0) throw Error(f->pos, "`" + f->name + "` has no parameter `" + w + "`");
+      const auto& t = f->params[static_cast<std::size_t>(k)]->type;
+      if (t.is_tuple())
+        throw Unsupported(
+            f->pos, "dualrev: differentiating with respect to the tuple parameter `" + w + "`");
+      if (!ir::is_float(t.elem))
+        throw Error(f->pos, "parameter `" + w + "` is not floating: it has no derivative");
+    }
+    dualrev::check_supported(*f);
+    Derivative d;
+    d.notes = std::string("dual numbers through Interpreter<Dual>; reverse pass: ") +
+              dualrev::variant_name(v) + " (paper 003)";
+    d.make_engine = [f, r, v](const backends::Options& o) {
+      return dualrev::make_ir_engine(f, r, v, o);
+    };
+    return d;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Strategy> make_dualrev_strategy() {
+  return std::make_unique<DualrevStrategy>();
+}
+
+}  // namespace adlab::ad

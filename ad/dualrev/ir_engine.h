@@ -1,0 +1,23 @@
+// The dualrev engine for IR programs: Interpreter<Dual> records the tape, one reverse pass per
+// cotangent (paper 003 Wrap: Interleave, run, Deinterleave, SResolve, rebuild).
+#pragma once
+
+#include <memory>
+
+#include "ad/dualrev/tape.h"
+#include "ad/strategy.h"
+
+namespace adlab::ad::dualrev {
+
+// Throws Unsupported (with the position) for constructs whose derivative Interpreter<Dual> would
+// drop silently: f32(...) of a floating value rounds through double and loses the node.
+void check_supported(const ir::Function& f);
+
+// Gradient, vjp or jacobian of f (calling conventions of ad/strategy.h) in the given stage.
+std::unique_ptr<backends::Executable> make_ir_engine(ir::FunctionPtr f, const Request& r, Variant v,
+                                                     const backends::Options& o);
+
+// The reverse-pass statistics of the last run of an engine made by make_ir_engine (tests).
+const ResolveStats* last_resolve_stats(const backends::Executable& e);
+
+}  // namespace adlab::ad::dualrev

@@ -1,0 +1,37 @@
+// The naive resolver (paper 003 section 5, stage 1): each backpropagator calls the backpropagators
+// of its operands directly, so a value used k times is resolved k times (2^n on a doubling chain).
+#include <cmath>
+#include <string>
+
+#include "ad/dualrev/resolvers.h"
+#include "ir/error.h"
+
+namespace adlab::ad::dualrev::detail {
+
+void resolve_naive(Tape& t, const ResolveOptions& o, ResolveStats& s, Visits* visits) {
+  // An explicit stack of pending calls (id, argument): recursion would overflow on long chains.
+  std::vector<std::pair<NodeId, double>> calls(t.seeds().rbegin(), t.seeds().rend());
+  while (!calls.empty()) {
+    auto [id, d] = calls.back();
+    calls.pop_back();
+    if (++s.nodes_resolved > o.call_limit)
+      throw Error("dualrev/naive: more than " + std::to_string(o.call_limit) +
+                  " backpropagator calls (stage 1 is exponential in sharing; use tape)");
+    Job& j = t.job(id.job);
+    if (visits) ++(*visits)[id.job][id.seq];
+    bool leaf = true;
+    for (const Edge& e : j.nodes[id.seq].edge) {
+      if (e.target.is_constant()) continue;
+      leaf = false;
+      calls.emplace_back(e.target, d * e.partial);  // d_i (d_i op (z))
+      ++s.edges_processed;
+      if (o.count_ops) s.muls += std::fabs(e.partial) != 1.0;
+    }
+    if (leaf) {
+      j.adj[id.seq] += d;  // an input backpropagator: one-hot into the collector
+      if (o.count_ops) ++s.adds;
+    }
+  }
+}
+
+}  // namespace adlab::ad::dualrev::detail

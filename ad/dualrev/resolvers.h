@@ -1,0 +1,20 @@
+// The three reverse passes behind Tape::resolve, one per stage of paper 003 (internal header).
+#pragma once
+
+#include "ad/dualrev/tape.h"
+
+namespace adlab::ad::dualrev::detail {
+
+// Each starts from zeroed adjoint arrays (one per job, sized n_alpha) and the tape's seeds, and
+// leaves the cotangents in Job::adj. `visits` (instrument only) counts visits per job and node.
+using Visits = std::vector<std::vector<std::uint32_t>>;
+
+// Final stage (paper 003 sections 9, 10.1-10.3, 12): arrays, the job graph walked in reverse,
+// independent subtasks resolved in parallel on the tape's pool.
+void resolve_tape(Tape& t, const ResolveOptions& o, ResolveStats& s, Visits* visits);
+// Stages 2-4 (paper 003 sections 6-8): a staging map ordered by ID, highest ID first.
+void resolve_staged_map(Tape& t, const ResolveOptions& o, ResolveStats& s, Visits* visits);
+// Stage 1 (paper 003 section 5): every backpropagator called once per use (exponential on sharing).
+void resolve_naive(Tape& t, const ResolveOptions& o, ResolveStats& s, Visits* visits);
+
+}  // namespace adlab::ad::dualrev::detail

@@ -1,0 +1,176 @@
+// Recording on the tape: jobs, the forward fork-join, seeds (paper 003 sections 9, 10.3, 12).
+#include "ad/dualrev/tape.h"
+
+#include "ad/dualrev/dual.h"
+
+#include <string>
+
+#include "ir/error.h"
+
+namespace adlab::ad::dualrev {
+
+namespace detail {
+void no_recording() {
+  throw Error(
+      "dualrev: an operation on a differentiated scalar while no tape records on this thread");
+}
+}  // namespace detail
+
+void Job::too_many_nodes() {
+  throw Error("dualrev: a job recorded more than " + std::to_string(kMaxNodes) +
+              " operations (the sequence number is 32 bits)");
+}
+
+const char* variant_name(Variant v) {
+  switch (v) {
+    case Variant::Tape:
+      return "tape";
+    case Variant::StagedMap:
+      return "staged-map";
+    case Variant::Naive:
+      return "naive";
+  }
+  return "?";
+}
+
+Variant parse_variant(const std::string& s) {
+  for (Variant v : {Variant::Tape, Variant::StagedMap, Variant::Naive})
+    if (s == variant_name(v)) return v;
+  throw Error("dualrev: unknown variant `" + s + "` (tape, staged-map, naive)");
+}
+
+ResolveStats& ResolveStats::operator+=(const ResolveStats& o) {
+  nodes_resolved += o.nodes_resolved;
+  edges_processed += o.edges_processed;
+  map_ops += o.map_ops;
+  adds += o.adds;
+  muls += o.muls;
+  nodes_visited += o.nodes_visited;
+  nodes_revisited += o.nodes_revisited;
+  order_violations += o.order_violations;
+  return *this;
+}
+
+Tape::Tape(TapeOptions o) {
+  if (o.threads == 0) throw Error("dualrev: a tape needs at least one thread");
+  if (o.threads > 1) pool_ = std::make_unique<ThreadPool>(o.threads);
+}
+
+Tape::~Tape() {
+  if (recording_ && tl_job && tl_job->tape == this) tl_job = saved_cursor_;
+}
+
+Job* Tape::new_job(std::uint32_t depth, History h) {
+  std::lock_guard<std::mutex> lock(jobs_mutex_);
+  if (live_jobs_ >= kConstantJob) throw Error("dualrev: too many jobs");
+  if (live_jobs_ == jobs_.size()) jobs_.push_back(std::make_unique<Job>());
+  Job* j = jobs_[live_jobs_].get();
+  j->tape = this;
+  j->id = static_cast<std::uint32_t>(live_jobs_);
+  j->depth = depth;
+  j->history = h;
+  j->nodes.clear();  // keeps capacity: a second recording of the same size allocates nothing
+  j->adj.clear();
+  j->partial_ops = 0;
+  ++live_jobs_;
+  return j;
+}
+
+void Tape::start() {
+  if (recording_) throw Error("dualrev: the tape is already recording");
+  live_jobs_ = 0;
+  seeds_.clear();
+  saved_cursor_ = tl_job;
+  tl_job = new_job(0, History{});
+  recording_ = true;
+}
+
+void Tape::stop() {
+  if (!recording_) throw Error("dualrev: the tape is not recording");
+  terminal_ = tl_job;
+  tl_job = saved_cursor_;
+  recording_ = false;
+}
+
+NodeId Tape::new_leaf() {
+  if (!recording_ || !tl_job || tl_job->tape != this)
+    throw Error("dualrev: inputs are created while this tape records on this thread");
+  return tl_job->push_leaf();
+}
+
+namespace {
+// Runs `body` with this thread recording into `job`; returns the job it ended in.
+Job* run_in(Job* job, const std::function<void()>& body) {
+  struct Restore {
+    Job* saved;
+    ~Restore() { tl_job = saved; }
+  } restore{tl_job};
+  tl_job = job;
+  body();
+  return tl_job;
+}
+}  // namespace
+
+void Tape::fork(const std::function<void()>& f, const std::function<void()>& g) {
+  Job* parent = tl_job;
+  if (!recording_ || !parent || parent->tape != this)
+    throw Error("dualrev: fork outside a recording of this tape");
+  // Job IDs: both subtasks' first jobs now, the join job after both finished, so creation order
+  // is a linear extension of the job order (the staged-map resolver relies on it).
+  Job* a = new_job(parent->depth + 1, History{});
+  Job* b = new_job(parent->depth + 1, History{});
+  Job* a_end = nullptr;
+  Job* b_end = nullptr;
+  std::function<void()> fa = [&] { a_end = run_in(a, f); };
+  std::function<void()> fb = [&] { b_end = run_in(b, g); };
+  if (pool_)
+    pool_->fork_join(fa, fb);
+  else {
+    fa();
+    fb();
+  }
+  tl_job = new_job(parent->depth, History{parent, a_end, b_end});
+}
+
+void Tape::check_id(NodeId id) const {
+  if (id.job >= live_jobs_ || id.seq >= jobs_[id.job]->nodes.size())
+    throw Error("dualrev: a scalar that was not recorded on this tape (job " +
+                std::to_string(id.job) + ", sequence " + std::to_string(id.seq) + ")");
+}
+
+void Tape::seed(NodeId id, double cotangent) {
+  if (recording_) throw Error("dualrev: seed after the recording stopped");
+  if (id.is_constant()) return;  // a constant output contributes nothing
+  check_id(id);
+  seeds_.emplace_back(id, cotangent);
+}
+
+double Tape::adjoint(NodeId id) const {
+  if (id.is_constant()) return 0;
+  check_id(id);
+  const Job& j = *jobs_[id.job];
+  return id.seq < j.adj.size() ? j.adj[id.seq] : 0.0;
+}
+
+std::int64_t Tape::num_nodes() const {
+  std::int64_t n = 0;
+  for (std::size_t k = 0; k < live_jobs_; ++k)
+    n += static_cast<std::int64_t>(jobs_[k]->nodes.size());
+  return n;
+}
+
+std::int64_t Tape::num_edges() const {
+  std::int64_t n = 0;
+  for (std::size_t k = 0; k < live_jobs_; ++k)
+    for (const Node& node : jobs_[k]->nodes)
+      for (const Edge& e : node.edge) n += !e.target.is_constant();
+  return n;
+}
+
+std::int64_t Tape::partial_ops() const {
+  std::int64_t n = 0;
+  for (std::size_t k = 0; k < live_jobs_; ++k) n += jobs_[k]->partial_ops;
+  return n;
+}
+
+}  // namespace adlab::ad::dualrev

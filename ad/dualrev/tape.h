@@ -1,0 +1,176 @@
+// The tape of dual-numbers reverse mode (paper 003 sections 9, 10.2-10.3 and 12): jobs of
+// recorded nodes named by compound IDs, the fork-join job graph, and the thread's recording cursor.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+#include "ad/dualrev/thread_pool.h"
+
+namespace adlab::ad::dualrev {
+
+// The job of a constant: a scalar that is no node (paper 003 section 10's "sentinel" for `r`).
+inline constexpr std::uint32_t kConstantJob = 0xffffffffu;
+
+// A compound ID (paper 003 section 12): a job and a sequence number within it.
+struct NodeId {
+  std::uint32_t job = kConstantJob;
+  std::uint32_t seq = 0;
+  bool is_constant() const { return job == kConstantJob; }
+  // Lexicographic key; job IDs are allocated in a linear extension of the job order, so the key
+  // order extends the compound-ID order <=c (the staged-map resolver pops the highest key).
+  std::uint64_t key() const { return (std::uint64_t{job} << 32) | seq; }
+  friend bool operator==(NodeId, NodeId) = default;
+};
+
+// One defunctionalised contribution (paper 003 section 10.2): cotangent * partial to target.
+struct Edge {
+  NodeId target;
+  double partial = 0;
+};
+
+// A recorded scalar operation. Every primitive has arity 1 or 2; an unused slot (or an operand
+// that is a constant) has a constant target and is skipped.
+struct Node {
+  Edge edge[2];
+};
+
+class Tape;
+class Job;
+
+// What came before a job within its task (paper 003 section 12, BeforeJob): Start (prev null),
+// or a fork of `prev` into two subtasks that ended in `left` and `right` and joined here.
+struct History {
+  Job* prev = nullptr;
+  Job* left = nullptr;
+  Job* right = nullptr;
+  bool is_fork() const { return prev != nullptr; }
+};
+
+// A maximal sequential stretch of a task: one tape segment (paper 003 section 12).
+class Job {
+ public:
+  static constexpr std::size_t kMaxNodes = 0xfffffff0u;
+
+  Tape* tape = nullptr;
+  std::uint32_t id = 0;
+  std::uint32_t depth = 0;  // fork nesting depth of the job's task (the root task has 0)
+  History history;
+  std::vector<Node> nodes;       // sequence number = index (the ID monad's counter n_alpha)
+  std::vector<double> adj;       // staged cotangents, sized n_alpha before a reverse pass (SAlloc)
+  std::int64_t partial_ops = 0;  // floating operations spent computing partials (cost model)
+
+  NodeId push(const Node& n) {
+    if (nodes.size() >= kMaxNodes) [[unlikely]]
+      too_many_nodes();
+    nodes.push_back(n);
+    return NodeId{id, static_cast<std::uint32_t>(nodes.size() - 1)};
+  }
+  NodeId push_leaf() { return push(Node{}); }
+
+ private:
+  [[noreturn]] static void too_many_nodes();
+};
+
+// The job this thread records into (the paper's reader context plus the ID state).
+inline constinit thread_local Job* tl_job = nullptr;
+
+struct TapeOptions {
+  unsigned threads = 1;  // threads of the fork-join pool (forward and reverse); 1: no pool
+};
+
+enum class Variant { Tape, StagedMap, Naive };
+const char* variant_name(Variant v);
+Variant parse_variant(const std::string& s);  // "tape", "staged-map", "naive"; throws adlab::Error
+
+struct ResolveOptions {
+  bool instrument = false;              // count visits per node and check the job order
+  bool count_ops = false;               // fill ResolveStats::adds and muls
+  std::int64_t call_limit = 1LL << 34;  // naive: backpropagator calls before giving up
+};
+
+// What one reverse pass did (DESIGN 4.3 counts; the run-once invariant with `instrument`).
+struct ResolveStats {
+  std::int64_t nodes_resolved = 0;   // node visits (tape, staged-map) or backpropagator calls
+  std::int64_t edges_processed = 0;  // contributions applied
+  std::int64_t map_ops = 0;          // staged-map: map insertions, updates and extractions
+  std::int64_t adds = 0, muls = 0;   // floating operations (a multiplication by +-1 is free)
+  // instrument: nodes visited at least once, and nodes visited more than once.
+  std::int64_t nodes_visited = 0, nodes_revisited = 0;
+  std::int64_t order_violations = 0;  // instrument: edges whose target is not <c their source
+  ResolveStats& operator+=(const ResolveStats& o);
+};
+
+// A recording of one run and its reverse passes. Not thread-safe as a whole: one thread records
+// (forks spread the recording over the pool), and reverse passes run after recording stopped.
+class Tape {
+ public:
+  explicit Tape(TapeOptions o = {});
+  ~Tape();
+  Tape(const Tape&) = delete;
+  Tape& operator=(const Tape&) = delete;
+
+  // Clears the tape (keeping its memory), opens the root job and records this thread into it.
+  void start();
+  // Ends recording: the job this thread is in is the root task's terminal job.
+  void stop();
+  bool recording() const { return recording_; }
+
+  // A new leaf node (an input) in the job this thread records into.
+  NodeId new_leaf();
+
+  // Forward fork-join (paper 003 section 12, the (*') of Fig. 14): runs f and g as two subtasks
+  // in fresh jobs, possibly in parallel, and continues this thread in a fresh join job.
+  void fork(const std::function<void()>& f, const std::function<void()>& g);
+
+  // Cotangents of outputs for the next reverse pass (Deinterleave); constants are ignored.
+  void clear_seeds() { seeds_.clear(); }
+  void seed(NodeId id, double cotangent);
+  // One reverse pass from zero adjoints and the seeds (paper 003 SResolve; variant: the stage).
+  ResolveStats resolve(Variant v = Variant::Tape, const ResolveOptions& o = {});
+  // The accumulated cotangent of a node after resolve (for naive: leaves only); 0 for constants.
+  double adjoint(NodeId id) const;
+
+  std::size_t num_jobs() const { return live_jobs_; }
+  std::int64_t num_nodes() const;
+  std::int64_t num_edges() const;  // contributions recorded (non-constant targets)
+  std::int64_t partial_ops() const;
+  Job& job(std::uint32_t id) const { return *jobs_[id]; }
+  Job* terminal() const { return terminal_; }
+  ThreadPool* pool() const { return pool_.get(); }
+  unsigned threads() const { return pool_ ? pool_->threads() : 1; }
+  const std::vector<std::pair<NodeId, double>>& seeds() const { return seeds_; }
+
+ private:
+  Job* new_job(std::uint32_t depth, History h);
+  void check_id(NodeId id) const;
+
+  std::unique_ptr<ThreadPool> pool_;
+  std::vector<std::unique_ptr<Job>> jobs_;  // [0, live_jobs_) in use; the rest keep memory
+  std::size_t live_jobs_ = 0;
+  std::mutex jobs_mutex_;
+  Job* terminal_ = nullptr;
+  Job* saved_cursor_ = nullptr;  // the thread's cursor before start()
+  bool recording_ = false;
+  std::vector<std::pair<NodeId, double>> seeds_;
+};
+
+// RAII recording: start() now, stop() at scope exit.
+class Recording {
+ public:
+  explicit Recording(Tape& t) : tape_(t) { tape_.start(); }
+  ~Recording() {
+    if (tape_.recording()) tape_.stop();
+  }
+  Recording(const Recording&) = delete;
+  Recording& operator=(const Recording&) = delete;
+
+ private:
+  Tape& tape_;
+};
+
+}  // namespace adlab::ad::dualrev

@@ -1,0 +1,130 @@
+// The array resolver with the parallel reverse pass (paper 003 sections 9, 10.1-10.3 and 12,
+// Fig. 15): the job graph is walked from the terminal job; "SResolve forks where the primal joined
+// and joins where the primal forked".
+#include <cmath>
+
+#include "ad/dualrev/resolvers.h"
+
+namespace adlab::ad::dualrev::detail {
+
+namespace {
+
+// A contribution to a job of an enclosing task, held back until the dual join.
+struct Far {
+  NodeId target;
+  double value;
+};
+using Outbox = std::vector<Far>;
+
+// Determinism: a contribution whose target job lies in the task being resolved (or in a task
+// nested in it) is added at once; only this thread can touch those jobs now. A contribution to a
+// shallower job (an enclosing task, which sibling subtasks may also reach) goes into the subtask's
+// outbox; at the dual join the left outbox is applied before the right one, in recorded order. So
+// every adjoint receives its terms in one fixed order whatever the number of threads, and 1, 2
+// and 4 threads give the same bits (the 1-thread run uses the same outboxes).
+class TapeResolver {
+ public:
+  TapeResolver(Tape& t, const ResolveOptions& o, Visits* visits)
+      : tape_(t), opts_(o), visits_(visits), edges_done_(t.num_jobs(), 0) {
+    for (std::size_t k = 0; k < t.num_jobs(); ++k) {
+      adj_.push_back(t.job(static_cast<std::uint32_t>(k)).adj.data());
+      depth_.push_back(t.job(static_cast<std::uint32_t>(k)).depth);
+    }
+  }
+
+  void run() {
+    if (tape_.terminal()) resolve_task(tape_.terminal(), nullptr);
+  }
+  std::int64_t edges_done() const {
+    std::int64_t n = 0;
+    for (auto e : edges_done_) n += e;
+    return n;
+  }
+
+ private:
+  void far(NodeId target, double v, std::uint32_t depth, Outbox* out) {
+    if (depth_[target.job] >= depth)
+      adj_[target.job][target.seq] += v;
+    else
+      out->push_back(Far{target, v});  // depth > 0 here, so an enclosing task gave an outbox
+  }
+
+  // resolveJob: sequence numbers descending, each node's contributions applied once.
+  void resolve_job(Job& j, Outbox* out) {
+    double* adj = j.adj.data();
+    const Node* nodes = j.nodes.data();
+    const std::uint32_t id = j.id, depth = j.depth;
+    for (std::size_t i = j.nodes.size(); i-- > 0;) {
+      const double a = adj[i];
+      for (const Edge& e : nodes[i].edge) {
+        if (e.target.job == id)
+          adj[e.target.seq] += a * e.partial;
+        else if (e.target.job != kConstantJob)
+          far(e.target, a * e.partial, depth, out);
+      }
+    }
+    if (visits_) {
+      auto& v = (*visits_)[j.id];
+      std::int64_t edges = 0;
+      for (std::size_t i = 0; i < j.nodes.size(); ++i) {
+        ++v[i];
+        for (const Edge& e : nodes[i].edge) edges += !e.target.is_constant();
+      }
+      edges_done_[j.id] += edges;
+    }
+  }
+
+  // resolveTask: the task's jobs from its terminal job back to its start; at each primal join
+  // the two subtasks are resolved in parallel (a dual fork), then merged (a dual join).
+  void resolve_task(Job* j, Outbox* out) {
+    for (;;) {
+      resolve_job(*j, out);
+      if (!j->history.is_fork()) return;
+      Outbox left, right;
+      Job* l = j->history.left;
+      Job* r = j->history.right;
+      if (ThreadPool* pool = tape_.pool())
+        pool->fork_join([&] { resolve_task(l, &left); }, [&] { resolve_task(r, &right); });
+      else {
+        resolve_task(l, &left);
+        resolve_task(r, &right);
+      }
+      for (const Outbox* box : {&left, &right})
+        for (const Far& f : *box) far(f.target, f.value, j->depth, out);
+      j = j->history.prev;
+    }
+  }
+
+  Tape& tape_;
+  const ResolveOptions& opts_;
+  Visits* visits_;
+  std::vector<double*> adj_;
+  std::vector<std::uint32_t> depth_;
+  std::vector<std::int64_t> edges_done_;  // per job, written only by the thread resolving it
+};
+
+}  // namespace
+
+void resolve_tape(Tape& t, const ResolveOptions& o, ResolveStats& s, Visits* visits) {
+  for (const auto& [id, v] : t.seeds()) t.job(id.job).adj[id.seq] += v;
+  TapeResolver r(t, o, visits);
+  r.run();
+  s.nodes_resolved += t.num_nodes();
+  if (visits) s.edges_processed += r.edges_done();
+  if (o.count_ops || (!visits && o.instrument)) {
+    // Every recorded contribution was applied once: count them from the tape.
+    std::int64_t edges = 0, muls = 0;
+    for (std::size_t k = 0; k < t.num_jobs(); ++k)
+      for (const Node& n : t.job(static_cast<std::uint32_t>(k)).nodes)
+        for (const Edge& e : n.edge)
+          if (!e.target.is_constant()) {
+            ++edges;
+            muls += std::fabs(e.partial) != 1.0;
+          }
+    if (!visits) s.edges_processed += edges;
+    s.adds += edges;
+    s.muls += muls;
+  }
+}
+
+}  // namespace adlab::ad::dualrev::detail

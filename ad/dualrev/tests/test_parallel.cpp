@@ -1,0 +1,211 @@
+// The parallel reverse pass (paper 003 section 12): random fork-join DAGs (digest 003 section 9
+// "parallel random"), parallel small/large, particles; same bits for 1, 2 and 4 threads.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <random>
+
+#include "ad/dualrev/api.h"
+#include "particles.h"
+
+using namespace adlab;
+using namespace adlab::ad::dualrev;
+
+namespace {
+
+// The generator of the ad-dualrev-th tests (digest 003 section 9): Extend with probability 1/2;
+// else Split with probability 1 - 1/size (each part gets size / 3); else Source.
+struct Graph {
+  enum Kind { Source, Extend, Split } kind = Source;
+  int input = 0;
+  std::unique_ptr<Graph> left, right, next;
+};
+
+std::unique_ptr<Graph> generate(std::mt19937_64& rng, int size) {
+  auto g = std::make_unique<Graph>();
+  std::uniform_real_distribution<double> u(0, 1);
+  if (u(rng) < 0.5) {
+    g->kind = Graph::Extend;
+    g->input = static_cast<int>(rng() % 2);
+    g->next = generate(rng, size);
+  } else if (u(rng) < 1 - 1.0 / std::max(size, 1)) {
+    g->kind = Graph::Split;
+    g->left = generate(rng, size / 3);
+    g->right = generate(rng, size / 3);
+    g->next = generate(rng, size / 3);
+  }
+  return g;
+}
+
+// Extend: s -> x s / log((x + s)^2 + 2); Split: fork (s + 2, s + 1), join a + 0.9 b.
+template <class S>
+S eval(const Graph& g, S s, const std::vector<S>& x, bool forks) {
+  switch (g.kind) {
+    case Graph::Source:
+      return s;
+    case Graph::Extend: {
+      const S& xi = x[static_cast<std::size_t>(g.input)];
+      using std::log;
+      return eval(*g.next, xi * s / log((xi + s) * (xi + s) + 2.0), x, forks);
+    }
+    case Graph::Split: {
+      auto left = [&] { return eval(*g.left, s + 2.0, x, forks); };
+      auto right = [&] { return eval(*g.right, s + 1.0, x, forks); };
+      S a, b;
+      if constexpr (std::is_same_v<S, Dual>) {
+        if (forks) {
+          auto [pa, pb] = parallel(left, right);
+          a = pa;
+          b = pb;
+        } else {
+          a = left();
+          b = right();
+        }
+      } else {
+        a = left();
+        b = right();
+      }
+      return eval(*g.next, a + 0.9 * b, x, forks);
+    }
+  }
+  return s;
+}
+
+std::vector<double> grad_of(const Graph& g, const std::vector<double>& x, unsigned threads,
+                            bool forks, Variant v = Variant::Tape, ResolveStats* stats = nullptr,
+                            std::size_t* jobs = nullptr, std::int64_t* nodes = nullptr,
+                            std::int64_t* edges = nullptr) {
+  Tape t(TapeOptions{threads});
+  ResolveOptions o;
+  o.instrument = stats != nullptr;
+  auto r = gradient(
+      t, [&](const std::vector<Dual>& xs) { return eval(g, xs[0] * xs[1], xs, forks); }, x, v, o);
+  if (stats) *stats = r.stats;
+  if (jobs) *jobs = t.num_jobs();
+  if (nodes) *nodes = t.num_nodes();
+  if (edges) *edges = t.num_edges();
+  return r.gradient;
+}
+
+bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+}
+
+}  // namespace
+
+TEST_CASE("003 section 9 parallel random: fork-join DAGs, same bits for 1, 2 and 4 threads",
+          "[dualrev]") {
+  int with_forks = 0;
+  for (std::uint64_t seed = 1; seed <= 30; ++seed) {
+    INFO("seed " << seed);
+    std::mt19937_64 rng(seed);
+    auto g = generate(rng, 100);
+    std::vector<double> x = {0.8, 1.3};
+    ResolveStats stats;
+    std::size_t jobs = 0;
+    std::int64_t nodes = 0, edges = 0;
+    auto g1 = grad_of(*g, x, 1, true, Variant::Tape, &stats, &jobs, &nodes, &edges);
+    with_forks += jobs > 1;
+    // The job graph: every node resolved once, every edge once, targets <c sources.
+    CHECK(stats.nodes_visited == nodes);
+    CHECK(stats.nodes_revisited == 0);
+    CHECK(stats.edges_processed == edges);
+    CHECK(stats.order_violations == 0);
+    // Determinism: the same bits whatever the number of threads.
+    for (unsigned threads : {2u, 4u}) CHECK(same_bits(g1, grad_of(*g, x, threads, true)));
+    // The same derivative as without forks, as the other stages and as finite differences.
+    auto seq = grad_of(*g, x, 1, false);
+    auto staged = grad_of(*g, x, 1, true, Variant::StagedMap);
+    for (std::size_t i = 0; i < 2; ++i) {
+      CHECK(g1[i] == Approx(seq[i]).epsilon(1e-12).margin(1e-300));
+      CHECK(g1[i] == Approx(staged[i]).epsilon(1e-12).margin(1e-300));
+      long double h = 1e-6L;
+      std::vector<long double> xp(x.begin(), x.end()), xm = xp;
+      xp[i] += h;
+      xm[i] -= h;
+      long double fd =
+          (eval(*g, xp[0] * xp[1], xp, false) - eval(*g, xm[0] * xm[1], xm, false)) / (2 * h);
+      CHECK(g1[i] == Approx(static_cast<double>(fd)).epsilon(1e-6).margin(1e-9));
+    }
+  }
+  CHECK(with_forks >= 10);  // the generator did produce fork-join graphs
+}
+
+TEST_CASE("003 section 9 parallel small: (x y x) * (y + y + x)", "[dualrev]") {
+  for (unsigned threads : {1u, 2u}) {
+    Tape t(TapeOptions{threads});
+    auto r = gradient(t,
+                      [](const std::vector<Dual>& v) {
+                        auto [a, b] = parallel([&] { return v[0] * v[1] * v[0]; },
+                                               [&] { return v[1] + v[1] + v[0]; });
+                        return a + b;
+                      },
+                      {1.5, -0.5});
+    CHECK(r.gradient[0] == Approx(2 * 1.5 * -0.5 + 1));
+    CHECK(r.gradient[1] == Approx(1.5 * 1.5 + 2));
+    CHECK(t.num_jobs() == 4);  // root, two subtasks, the join job
+  }
+}
+
+TEST_CASE("003 section 9 parallel large: two 300-step rotations in parallel", "[dualrev]") {
+  auto rotate = [](Dual a, Dual b) {
+    for (int i = 1; i <= 300; ++i) {
+      double ang = 0.1 + 0.05 * std::sin(i);
+      Dual na = a * std::cos(ang) - b * std::sin(ang);
+      Dual nb = a * std::sin(ang) + b * std::cos(ang);
+      a = na;
+      b = nb;
+    }
+    return a + b;
+  };
+  double A = 30;
+  for (int i = 1; i <= 300; ++i) A += 0.05 * std::sin(i);
+  std::vector<double> prev;
+  for (unsigned threads : {1u, 2u, 4u}) {
+    Tape t(TapeOptions{threads});
+    auto r = gradient(t,
+                      [&](const std::vector<Dual>& v) {
+                        auto [p, q] = parallel([&] { return rotate(v[0], v[1]); },
+                                               [&] { return rotate(v[1], v[0]); });
+                        return p + q;
+                      },
+                      {0.6, 0.9});
+    CHECK(r.gradient[0] == Approx(2 * std::cos(A)).epsilon(1e-12));
+    CHECK(r.gradient[1] == Approx(2 * std::cos(A)).epsilon(1e-12));
+    if (!prev.empty()) CHECK(same_bits(prev, r.gradient));
+    prev = r.gradient;
+  }
+}
+
+TEST_CASE("003 section 7 particles: parallel gradient equals the sequential one", "[dualrev]") {
+  std::vector<double> s0;
+  for (int k = 0; k < 16; ++k) s0.push_back(std::sin(0.37 * k + 0.1));
+  Tape seq_tape;
+  auto seq = gradient(
+      seq_tape, [](const std::vector<Dual>& v) { return testing::particles(v, 200, false); }, s0);
+  std::vector<double> prev;
+  for (unsigned threads : {1u, 2u, 4u}) {
+    Tape t(TapeOptions{threads});
+    auto par = gradient(
+        t, [](const std::vector<Dual>& v) { return testing::particles(v, 200, true); }, s0);
+    CHECK(t.num_jobs() > 1);
+    for (std::size_t i = 0; i < s0.size(); ++i)
+      CHECK(par.gradient[i] == Approx(seq.gradient[i]).epsilon(1e-13));
+    if (!prev.empty()) CHECK(same_bits(prev, par.gradient));
+    prev = par.gradient;
+  }
+}
+
+TEST_CASE("dualrev fork: an exception in a subtask reaches the caller", "[dualrev]") {
+  Tape t(TapeOptions{2});
+  auto boom = [](const std::vector<Dual>& v) -> Dual {
+    auto [a, b] = parallel([&] { return v[0] * 2.0; },
+                           [&]() -> Dual { throw Error("bad input in the right subtask"); });
+    return a + b;
+  };
+  CHECK_THROWS_WITH(gradient(t, boom, {1.0}), Catch::Contains("right subtask"));
+  CHECK(tl_job == nullptr);  // the cursor was restored
+  auto ok = gradient(t, [](const std::vector<Dual>& v) { return v[0] * v[0]; }, {3.0});
+  CHECK(ok.gradient[0] == 6.0);
+}
