@@ -50,13 +50,24 @@ inline Dual unary(double v, const Dual& a, double da, int partial_ops = 0) {
 }
 
 inline Dual binary(double v, const Dual& a, double da, const Dual& b, double db,
-                   int partial_ops = 0) {
+                   int partial_ops = 0, int merge_ops = 0) {
   if (a.is_constant() && b.is_constant()) return Dual(v);
   Job* j = tl_job;
   if (!j) [[unlikely]]
     no_recording();
+  if (a.id() == b.id() && j->factor_operands) {
+    // Linear factoring at record time (paper 003 section 6): d(a) (p z) + d(a) (q z) = d(a) ((p +
+    // q) z).
+    j->partial_ops += partial_ops + merge_ops;
+    return Dual(v, j->push(Node{{Edge{a.id(), da + db}, Edge{}}}));
+  }
   j->partial_ops += partial_ops;
   return Dual(v, j->push(Node{{Edge{a.id(), da}, Edge{b.id(), db}}}));
+}
+
+// a + c and a - c for a constant c have a's backpropagator: the result shares a's node.
+inline Dual shift(double v, const Dual& a) {
+  return Dual(v, a.id());
 }
 }  // namespace detail
 
@@ -83,7 +94,7 @@ inline Dual operator-(double c, const Dual& b) {
 }
 // d(a * b) = (b, a)
 inline Dual operator*(const Dual& a, const Dual& b) {
-  return detail::binary(a.value() * b.value(), a, b.value(), b, a.value());
+  return detail::binary(a.value() * b.value(), a, b.value(), b, a.value(), 0, 1);
 }
 inline Dual operator*(const Dual& a, double c) {
   return detail::unary(a.value() * c, a, c);
@@ -94,7 +105,7 @@ inline Dual operator*(double c, const Dual& b) {
 // d(a / b) = (1 / b, -(a / b) / b)
 inline Dual operator/(const Dual& a, const Dual& b) {
   const double q = a.value() / b.value(), r = 1 / b.value();
-  return detail::binary(q, a, r, b, -q * r, 2);
+  return detail::binary(q, a, r, b, -q * r, 2, 1);
 }
 inline Dual operator/(const Dual& a, double c) {
   return detail::unary(a.value() / c, a, 1 / c, 1);
@@ -209,7 +220,7 @@ inline Dual pow(const Dual& x, const Dual& y) {
   const double p = std::pow(x.value(), y.value());
   const double dx = x.is_constant() ? 0.0 : y.value() * std::pow(x.value(), y.value() - 1);
   const double dy = y.is_constant() ? 0.0 : (x.value() == 0 ? 0.0 : p * std::log(x.value()));
-  return detail::binary(p, x, dx, y, dy, 4);
+  return detail::binary(p, x, dx, y, dy, 4, 1);
 }
 // floor and round are locally constant: no node (their derivative is 0 away from the jumps)
 inline Dual floor(const Dual& x) {

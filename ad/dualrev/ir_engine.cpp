@@ -39,7 +39,8 @@ class IrEngine : public backends::Executable {
       : f_(std::move(f)),
         req_(std::move(r)),
         variant_(v),
-        interp_(ir::EvalOptions{o.sizes, o.count_ops, false}) {
+        interp_(ir::EvalOptions{o.sizes, o.count_ops, false}),
+        tape_(TapeOptions{1, v != Variant::Naive}) {
     opts_.count_ops = o.count_ops;
     opts_.call_limit = 100'000'000;  // naive: about a second, then a clear error
     for (std::size_t k = 0; k < f_->params.size(); ++k) {

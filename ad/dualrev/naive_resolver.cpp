@@ -1,6 +1,7 @@
 // The naive resolver (paper 003 section 5, stage 1): each backpropagator calls the backpropagators
 // of its operands directly, so a value used k times is resolved k times (2^n on a doubling chain).
 #include <cmath>
+#include <optional>
 #include <string>
 
 #include "ad/dualrev/resolvers.h"
@@ -11,6 +12,8 @@ namespace adlab::ad::dualrev::detail {
 void resolve_naive(Tape& t, const ResolveOptions& o, ResolveStats& s, Visits* visits) {
   // An explicit stack of pending calls (id, argument): recursion would overflow on long chains.
   std::vector<std::pair<NodeId, double>> calls(t.seeds().rbegin(), t.seeds().rend());
+  std::optional<Received> received;
+  if (o.count_ops) received.emplace(t);
   while (!calls.empty()) {
     auto [id, d] = calls.back();
     calls.pop_back();
@@ -29,7 +32,7 @@ void resolve_naive(Tape& t, const ResolveOptions& o, ResolveStats& s, Visits* vi
     }
     if (leaf) {
       j.adj[id.seq] += d;  // an input backpropagator: one-hot into the collector
-      if (o.count_ops) ++s.adds;
+      if (received) s.adds += !received->first(id);
     }
   }
 }

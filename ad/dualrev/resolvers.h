@@ -9,6 +9,27 @@ namespace adlab::ad::dualrev::detail {
 // leaves the cotangents in Job::adj. `visits` (instrument only) counts visits per job and node.
 using Visits = std::vector<std::vector<std::uint32_t>>;
 
+// Which nodes have received a contribution: the cost model charges an adjoint that receives k
+// contributions k - 1 additions (paper 000 (4.30): a sum of k terms costs k - 1), so the first
+// contribution is a write, not an addition.
+class Received {
+ public:
+  explicit Received(const Tape& t) {
+    for (std::size_t k = 0; k < t.num_jobs(); ++k)
+      flags_.emplace_back(t.job(static_cast<std::uint32_t>(k)).nodes.size(), 0);
+  }
+  // True when this is the node's first contribution.
+  bool first(NodeId id) {
+    auto& f = flags_[id.job][id.seq];
+    bool was = f != 0;
+    f = 1;
+    return !was;
+  }
+
+ private:
+  std::vector<std::vector<std::uint8_t>> flags_;
+};
+
 // Final stage (paper 003 sections 9, 10.1-10.3, 12): arrays, the job graph walked in reverse,
 // independent subtasks resolved in parallel on the tape's pool.
 void resolve_tape(Tape& t, const ResolveOptions& o, ResolveStats& s, Visits* visits);

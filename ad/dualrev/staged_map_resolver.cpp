@@ -13,8 +13,10 @@ void resolve_staged_map(Tape& t, const ResolveOptions& o, ResolveStats& s, Visit
   // are the arguments accumulated at input IDs (paper 003 section 10.1).
   std::map<std::uint64_t, double> staged;
   for (const auto& [id, v] : t.seeds()) {
-    staged[id.key()] += v;  // SCall of the output backpropagator (Deinterleave)
+    auto [it, fresh] = staged.try_emplace(id.key(), 0.0);
+    it->second += v;  // SCall of the output backpropagator (Deinterleave)
     ++s.map_ops;
+    if (o.count_ops && !fresh) ++s.adds;
   }
   while (!staged.empty()) {
     auto top = std::prev(staged.end());  // highest ID: every stager of it is resolved already
@@ -29,11 +31,12 @@ void resolve_staged_map(Tape& t, const ResolveOptions& o, ResolveStats& s, Visit
     if (visits) ++(*visits)[id.job][id.seq];
     for (const Edge& e : j.nodes[id.seq].edge) {
       if (e.target.is_constant()) continue;
-      staged[e.target.key()] += a * e.partial;  // insert, or add to the staged argument
+      auto [it, fresh] = staged.try_emplace(e.target.key(), 0.0);
+      it->second += a * e.partial;  // insert, or add to the staged argument
       ++s.map_ops;
       ++s.edges_processed;
       if (o.count_ops) {
-        ++s.adds;
+        s.adds += !fresh;
         s.muls += std::fabs(e.partial) != 1.0;
       }
     }

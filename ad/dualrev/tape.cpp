@@ -51,7 +51,7 @@ ResolveStats& ResolveStats::operator+=(const ResolveStats& o) {
   return *this;
 }
 
-Tape::Tape(TapeOptions o) {
+Tape::Tape(TapeOptions o) : options_(o) {
   if (o.threads == 0) throw Error("dualrev: a tape needs at least one thread");
   if (o.threads > 1) pool_ = std::make_unique<ThreadPool>(o.threads);
 }
@@ -68,6 +68,7 @@ Job* Tape::new_job(std::uint32_t depth, History h) {
   j->tape = this;
   j->id = static_cast<std::uint32_t>(live_jobs_);
   j->depth = depth;
+  j->factor_operands = options_.factor_operands;
   j->history = h;
   j->nodes.clear();  // keeps capacity: a second recording of the same size allocates nothing
   j->adj.clear();

@@ -58,7 +58,8 @@ class Job {
 
   Tape* tape = nullptr;
   std::uint32_t id = 0;
-  std::uint32_t depth = 0;  // fork nesting depth of the job's task (the root task has 0)
+  std::uint32_t depth = 0;      // fork nesting depth of the job's task (the root task has 0)
+  bool factor_operands = true;  // TapeOptions::factor_operands
   History history;
   std::vector<Node> nodes;       // sequence number = index (the ID monad's counter n_alpha)
   std::vector<double> adj;       // staged cotangents, sized n_alpha before a reverse pass (SAlloc)
@@ -81,6 +82,10 @@ inline constinit thread_local Job* tl_job = nullptr;
 
 struct TapeOptions {
   unsigned threads = 1;  // threads of the fork-join pool (forward and reverse); 1: no pool
+  // Merge the two contributions of an operation whose operands are one node (x + x, x * x) into
+  // one edge: linear factoring at record time. Off for stage 1 (naive), whose point is that each
+  // use of a shared value is resolved on its own.
+  bool factor_operands = true;
 };
 
 enum class Variant { Tape, StagedMap, Naive };
@@ -142,6 +147,7 @@ class Tape {
   Job& job(std::uint32_t id) const { return *jobs_[id]; }
   Job* terminal() const { return terminal_; }
   ThreadPool* pool() const { return pool_.get(); }
+  const TapeOptions& options() const { return options_; }
   unsigned threads() const { return pool_ ? pool_->threads() : 1; }
   const std::vector<std::pair<NodeId, double>>& seeds() const { return seeds_; }
 
@@ -149,6 +155,7 @@ class Tape {
   Job* new_job(std::uint32_t depth, History h);
   void check_id(NodeId id) const;
 
+  TapeOptions options_;
   std::unique_ptr<ThreadPool> pool_;
   std::vector<std::unique_ptr<Job>> jobs_;  // [0, live_jobs_) in use; the rest keep memory
   std::size_t live_jobs_ = 0;

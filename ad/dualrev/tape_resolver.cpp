@@ -111,19 +111,20 @@ void resolve_tape(Tape& t, const ResolveOptions& o, ResolveStats& s, Visits* vis
   r.run();
   s.nodes_resolved += t.num_nodes();
   if (visits) s.edges_processed += r.edges_done();
-  if (o.count_ops || (!visits && o.instrument)) {
+  if (o.count_ops) {
     // Every recorded contribution was applied once: count them from the tape.
-    std::int64_t edges = 0, muls = 0;
+    Received received(t);
+    for (const auto& [id, v] : t.seeds()) received.first(id);
+    std::int64_t edges = 0;
     for (std::size_t k = 0; k < t.num_jobs(); ++k)
       for (const Node& n : t.job(static_cast<std::uint32_t>(k)).nodes)
         for (const Edge& e : n.edge)
           if (!e.target.is_constant()) {
             ++edges;
-            muls += std::fabs(e.partial) != 1.0;
+            s.muls += std::fabs(e.partial) != 1.0;
+            s.adds += !received.first(e.target);
           }
     if (!visits) s.edges_processed += edges;
-    s.adds += edges;
-    s.muls += muls;
   }
 }
 

@@ -15,7 +15,7 @@ const Variant kVariants[] = {Variant::Tape, Variant::StagedMap, Variant::Naive};
 
 template <class F>
 std::vector<double> grad(F f, const std::vector<double>& x, Variant v = Variant::Tape) {
-  Tape t;
+  Tape t(TapeOptions{1, v != Variant::Naive});  // stage 1 records every operand use
   return gradient(t, f, x, v).gradient;
 }
 
