@@ -3,6 +3,7 @@
 
 #include "ad/dualrev/dual.h"
 
+#include <algorithm>
 #include <string>
 
 #include "ir/error.h"
@@ -16,9 +17,16 @@ void no_recording() {
 }
 }  // namespace detail
 
-void Job::too_many_nodes() {
-  throw Error("dualrev: a job recorded more than " + std::to_string(kMaxNodes) +
-              " operations (the sequence number is 32 bits)");
+void NodeBuffer::grow() {
+  constexpr std::size_t kMaxNodes = 0xfffffff0u;
+  if (size_ >= kMaxNodes)
+    throw Error("dualrev: a job recorded more than " + std::to_string(kMaxNodes) +
+                " operations (the sequence number is 32 bits)");
+  std::size_t cap = std::min(kMaxNodes, std::max<std::size_t>(1024, cap_ * 2));
+  auto next = std::make_unique_for_overwrite<Node[]>(cap);
+  std::copy(buf_.get(), buf_.get() + size_, next.get());
+  buf_ = std::move(next);
+  cap_ = cap;
 }
 
 const char* variant_name(Variant v) {
@@ -146,11 +154,9 @@ void Tape::seed(NodeId id, double cotangent) {
   seeds_.emplace_back(id, cotangent);
 }
 
-double Tape::adjoint(NodeId id) const {
-  if (id.is_constant()) return 0;
+double Tape::adjoint_slow(NodeId id) const {
   check_id(id);
-  const Job& j = *jobs_[id.job];
-  return id.seq < j.adj.size() ? j.adj[id.seq] : 0.0;
+  return 0.0;  // recorded, but no reverse pass has run since
 }
 
 std::int64_t Tape::num_nodes() const {

@@ -42,6 +42,29 @@ struct Node {
 class Tape;
 class Job;
 
+// A growable array of nodes whose append is a bump of a pointer (the common case inlines to a
+// compare and two stores); growth is out of line and keeps the old contents.
+class NodeBuffer {
+ public:
+  std::size_t size() const { return size_; }
+  const Node* data() const { return buf_.get(); }
+  const Node& operator[](std::size_t i) const { return buf_[i]; }
+  const Node* begin() const { return buf_.get(); }
+  const Node* end() const { return buf_.get() + size_; }
+  void clear() { size_ = 0; }  // keeps the memory for the next recording
+  std::uint32_t push(const Node& n) {
+    if (size_ == cap_) [[unlikely]]
+      grow();
+    buf_[size_] = n;
+    return static_cast<std::uint32_t>(size_++);
+  }
+
+ private:
+  void grow();
+  std::unique_ptr<Node[]> buf_;
+  std::size_t size_ = 0, cap_ = 0;
+};
+
 // What came before a job within its task (paper 003 section 12, BeforeJob): Start (prev null),
 // or a fork of `prev` into two subtasks that ended in `left` and `right` and joined here.
 struct History {
@@ -54,27 +77,17 @@ struct History {
 // A maximal sequential stretch of a task: one tape segment (paper 003 section 12).
 class Job {
  public:
-  static constexpr std::size_t kMaxNodes = 0xfffffff0u;
-
   Tape* tape = nullptr;
   std::uint32_t id = 0;
   std::uint32_t depth = 0;      // fork nesting depth of the job's task (the root task has 0)
   bool factor_operands = true;  // TapeOptions::factor_operands
   History history;
-  std::vector<Node> nodes;       // sequence number = index (the ID monad's counter n_alpha)
+  NodeBuffer nodes;              // sequence number = index (the ID monad's counter n_alpha)
   std::vector<double> adj;       // staged cotangents, sized n_alpha before a reverse pass (SAlloc)
   std::int64_t partial_ops = 0;  // floating operations spent computing partials (cost model)
 
-  NodeId push(const Node& n) {
-    if (nodes.size() >= kMaxNodes) [[unlikely]]
-      too_many_nodes();
-    nodes.push_back(n);
-    return NodeId{id, static_cast<std::uint32_t>(nodes.size() - 1)};
-  }
+  NodeId push(const Node& n) { return NodeId{id, nodes.push(n)}; }
   NodeId push_leaf() { return push(Node{}); }
-
- private:
-  [[noreturn]] static void too_many_nodes();
 };
 
 // The job this thread records into (the paper's reader context plus the ID state).
@@ -138,7 +151,12 @@ class Tape {
   // One reverse pass from zero adjoints and the seeds (paper 003 SResolve; variant: the stage).
   ResolveStats resolve(Variant v = Variant::Tape, const ResolveOptions& o = {});
   // The accumulated cotangent of a node after resolve (for naive: leaves only); 0 for constants.
-  double adjoint(NodeId id) const;
+  double adjoint(NodeId id) const {
+    if (id.is_constant()) return 0;
+    if (id.job >= live_jobs_ || id.seq >= jobs_[id.job]->adj.size()) [[unlikely]]
+      return adjoint_slow(id);
+    return jobs_[id.job]->adj[id.seq];
+  }
 
   std::size_t num_jobs() const { return live_jobs_; }
   std::int64_t num_nodes() const;
@@ -153,6 +171,7 @@ class Tape {
 
  private:
   Job* new_job(std::uint32_t depth, History h);
+  double adjoint_slow(NodeId id) const;
   void check_id(NodeId id) const;
 
   TapeOptions options_;

@@ -103,14 +103,29 @@ class TapeResolver {
   std::vector<std::int64_t> edges_done_;  // per job, written only by the thread resolving it
 };
 
+// The sequential case (paper 003 section 10.3: "SResolve then just loops the array backwards").
+void resolve_single_job(Job& j) {
+  double* adj = j.adj.data();
+  const Node* nodes = j.nodes.data();
+  for (std::size_t i = j.nodes.size(); i-- > 0;) {
+    const double a = adj[i];
+    for (const Edge& e : nodes[i].edge)
+      if (!e.target.is_constant()) adj[e.target.seq] += a * e.partial;
+  }
+}
+
 }  // namespace
 
 void resolve_tape(Tape& t, const ResolveOptions& o, ResolveStats& s, Visits* visits) {
   for (const auto& [id, v] : t.seeds()) t.job(id.job).adj[id.seq] += v;
-  TapeResolver r(t, o, visits);
-  r.run();
+  if (t.num_jobs() == 1 && !visits) {
+    resolve_single_job(t.job(0));  // no forks: no job graph to walk
+  } else {
+    TapeResolver r(t, o, visits);
+    r.run();
+    if (visits) s.edges_processed += r.edges_done();
+  }
   s.nodes_resolved += t.num_nodes();
-  if (visits) s.edges_processed += r.edges_done();
   if (o.count_ops) {
     // Every recorded contribution was applied once: count them from the tape.
     Received received(t);

@@ -16,6 +16,15 @@ ThreadPool::~ThreadPool() {
   for (auto& w : workers_) w.join();
 }
 
+ThreadPool::Item* ThreadPool::pop_newest() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (queue_.empty()) return nullptr;
+  Item* item = queue_.back();
+  queue_.pop_back();
+  queued_.fetch_sub(1, std::memory_order_relaxed);
+  return item;
+}
+
 void ThreadPool::run_item(Item* item, std::unique_lock<std::mutex>& lock) {
   lock.unlock();
   try {
@@ -24,18 +33,23 @@ void ThreadPool::run_item(Item* item, std::unique_lock<std::mutex>& lock) {
     item->error = std::current_exception();
   }
   lock.lock();
-  item->done = true;
+  item->done.store(true, std::memory_order_release);
   cv_.notify_all();
 }
 
 void ThreadPool::worker() {
-  std::unique_lock<std::mutex> lock(mutex_);
+  std::unique_lock<std::mutex> lock(mutex_, std::defer_lock);
   for (;;) {
+    for (int k = 0; k < kSpinRounds && queued_.load(std::memory_order_relaxed) == 0; ++k)
+      std::this_thread::yield();
+    lock.lock();
     cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
     if (queue_.empty()) return;  // stop_ with nothing left
     Item* item = queue_.front();
     queue_.pop_front();
+    queued_.fetch_sub(1, std::memory_order_relaxed);
     run_item(item, lock);
+    lock.unlock();
   }
 }
 
@@ -50,6 +64,7 @@ void ThreadPool::fork_join(const std::function<void()>& f, const std::function<v
   {
     std::lock_guard<std::mutex> lock(mutex_);
     queue_.push_back(&item);
+    queued_.fetch_add(1, std::memory_order_relaxed);
   }
   cv_.notify_one();
   std::exception_ptr first;
@@ -58,18 +73,28 @@ void ThreadPool::fork_join(const std::function<void()>& f, const std::function<v
   } catch (...) {
     first = std::current_exception();
   }
-  {
-    // `item` lives on this stack: wait for it even after an exception; help while waiting.
-    std::unique_lock<std::mutex> lock(mutex_);
-    while (!item.done) {
-      if (!queue_.empty()) {
-        Item* next = queue_.back();
-        queue_.pop_back();
+  // `item` lives on this stack: wait for it even after an exception; help while waiting (the
+  // newest queued item is usually our own g, not yet taken).
+  std::unique_lock<std::mutex> lock(mutex_, std::defer_lock);
+  while (!item.done.load(std::memory_order_acquire)) {
+    if (queued_.load(std::memory_order_relaxed) > 0) {
+      if (Item* next = pop_newest()) {
+        lock.lock();
         run_item(next, lock);
-      } else {
-        cv_.wait(lock);
+        lock.unlock();
+        continue;
       }
     }
+    int k = 0;
+    while (k < kSpinRounds && !item.done.load(std::memory_order_acquire) &&
+           queued_.load(std::memory_order_relaxed) == 0) {
+      std::this_thread::yield();
+      ++k;
+    }
+    if (k < kSpinRounds) continue;
+    lock.lock();
+    cv_.wait(lock, [&] { return item.done.load(std::memory_order_acquire) || !queue_.empty(); });
+    lock.unlock();
   }
   if (first) std::rethrow_exception(first);
   if (item.error) std::rethrow_exception(item.error);

@@ -2,6 +2,7 @@
 // a join that blocks a pool thread can deadlock a fixed-size pool, so a waiter runs queued work).
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <exception>
@@ -30,8 +31,13 @@ class ThreadPool {
   struct Item {
     const std::function<void()>* fn = nullptr;
     std::exception_ptr error;
-    bool done = false;
+    std::atomic<bool> done{false};
   };
+  // Spins (yielding) for about this long before sleeping: jobs are short, and a sleeping thread
+  // takes tens of microseconds to wake.
+  static constexpr int kSpinRounds = 2000;
+
+  Item* pop_newest();  // takes the lock; null when the queue is empty
   // Runs one queued item (the newest when helping, the oldest for a worker); `lock` is held on
   // entry and exit and released while the item runs.
   void run_item(Item* item, std::unique_lock<std::mutex>& lock);
@@ -40,6 +46,7 @@ class ThreadPool {
   std::mutex mutex_;
   std::condition_variable cv_;
   std::deque<Item*> queue_;
+  std::atomic<int> queued_{0};  // queue_.size(), readable without the lock
   bool stop_ = false;
   std::vector<std::thread> workers_;
 };

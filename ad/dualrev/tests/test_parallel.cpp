@@ -7,7 +7,7 @@
 #include <random>
 
 #include "ad/dualrev/api.h"
-#include "particles.h"
+#include "ad/dualrev/particles.h"
 
 using namespace adlab;
 using namespace adlab::ad::dualrev;

@@ -1,6 +1,7 @@
-// The particles benchmark of paper 003 section 7 (digest section 7): P particles, T steps of
-// dt = 0.05 under force -0.5 p and friction -0.2 v, output sum of x * y over final positions; the
-// particles are simulated in parallel (parmap over fork-join). Shared by tests and benchmarks.
+// The particles program of paper 003 section 7 (digest section 7), a parallel_for example: P
+// particles, T steps of dt = 0.05 under force -0.5 p and friction -0.2 v, output sum of x * y over
+// final positions; the particles are simulated in parallel (parmap over fork-join). Shared by tests
+// and benchmarks.
 #pragma once
 
 #include <vector>

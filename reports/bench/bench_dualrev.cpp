@@ -1,0 +1,340 @@
+// Google Benchmark: dualrev used from C++ (paper 003 section 7's benchmarks) against ADOL-C taping
+// and reversing the same function, and against the plain double primal; particles with 1, 2 and 4
+// threads (docs/strategies/dualrev.md has the figures).
+#include <benchmark/benchmark.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include "ad/dualrev/api.h"
+#include "ad/dualrev/particles.h"
+
+#ifdef ADLAB_HAVE_ADOLC
+#include <adolc/adolc.h>
+#endif
+
+using namespace adlab::ad::dualrev;
+
+namespace {
+
+// ---- the functions, templated on the scalar type (double, Dual, adouble) ----
+
+// paper 003 benchmark 2: dot product of [1..] and [3, 5..] style vectors
+template <class S>
+S dot(const std::vector<S>& x, const std::vector<S>& y) {
+  S s = x[0] * y[0];
+  for (std::size_t i = 1; i < x.size(); ++i) s += x[i] * y[i];
+  return s;
+}
+
+// paper 003 benchmark 4 (Krawiec et al.): 2 (u.v) u + (s^2 - u.u) v + 2 s (u x v)
+template <class S>
+void rotate_vec_by_quat(const S* a, S* r) {
+  const S *v = a, &s = a[3], *u = a + 4;
+  S uv = u[0] * v[0] + u[1] * v[1] + u[2] * v[2];
+  S uu = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
+  S c[3] = {u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]};
+  S k = s * s - uu;
+  for (int i = 0; i < 3; ++i) r[i] = 2.0 * uv * u[i] + k * v[i] + 2.0 * s * c[i];
+}
+
+// paper 003 benchmark 5: layers 50 -> 100 -> 50, ReLU, safe softmax, summed output; parameters
+// are w1 (100 x 50), b1 (100), w2 (50 x 100), b2 (50), x (50), all differentiated.
+constexpr int kIn = 50, kH1 = 100, kH2 = 50;
+constexpr int kNeuralParams = kH1 * kIn + kH1 + kH2 * kH1 + kH2 + kIn;
+
+template <class S>
+S neural(const std::vector<S>& p) {
+  const S* w1 = p.data();
+  const S* b1 = w1 + kH1 * kIn;
+  const S* w2 = b1 + kH1;
+  const S* b2 = w2 + kH2 * kH1;
+  const S* x = b2 + kH2;
+  std::vector<S> a1(kH1), a2(kH2);
+  for (int i = 0; i < kH1; ++i) {
+    S z = b1[i];
+    for (int j = 0; j < kIn; ++j) z += w1[i * kIn + j] * x[j];
+    a1[static_cast<std::size_t>(i)] = z < 0.0 ? S(0.0) : z;
+  }
+  for (int i = 0; i < kH2; ++i) {
+    S z = b2[i];
+    for (int j = 0; j < kH1; ++j) z += w2[i * kH1 + j] * a1[static_cast<std::size_t>(j)];
+    a2[static_cast<std::size_t>(i)] = z < 0.0 ? S(0.0) : z;
+  }
+  S mx = a2[0];
+  for (const S& v : a2)
+    if (mx < v) mx = v;
+  std::vector<S> ex(kH2);
+  S se = 0.0;
+  for (int i = 0; i < kH2; ++i) {
+    using std::exp;
+    ex[static_cast<std::size_t>(i)] = exp(a2[static_cast<std::size_t>(i)] - mx);
+    se += ex[static_cast<std::size_t>(i)];
+  }
+  S out = 0.0;
+  for (int i = 0; i < kH2; ++i) out += ex[static_cast<std::size_t>(i)] / se;
+  return out;
+}
+
+// Inputs as in paper 003's bench/Main.hs: weights sin(i + j), vectors sin(0.41 i).
+std::vector<double> neural_params() {
+  std::vector<double> p;
+  for (int i = 0; i < kH1; ++i)
+    for (int j = 0; j < kIn; ++j) p.push_back(std::sin(i + j));
+  for (int i = 0; i < kH1; ++i) p.push_back(std::sin(0.41 * i));
+  for (int i = 0; i < kH2; ++i)
+    for (int j = 0; j < kH1; ++j) p.push_back(std::sin(i + j));
+  for (int i = 0; i < kH2; ++i) p.push_back(std::sin(0.41 * i));
+  for (int i = 0; i < kIn; ++i) p.push_back(std::sin(0.41 * i));
+  return p;
+}
+
+std::vector<double> iota(std::size_t n, double start, double step) {
+  std::vector<double> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = start + step * static_cast<double>(i);
+  return v;
+}
+
+const std::vector<double> kQuat = {1, 2, 3, 4, 5, 6, 7};  // Vec3 1 2 3, Quaternion 4 5 6 7
+
+// ---- primal in double ----
+
+void BM_DotPrimal(benchmark::State& st) {
+  auto x = iota(static_cast<std::size_t>(st.range(0)), 1, 1);
+  auto y = iota(x.size(), 3, 2);
+  for (auto _ : st) {
+    benchmark::DoNotOptimize(x.data());
+    benchmark::DoNotOptimize(dot(x, y));
+  }
+}
+BENCHMARK(BM_DotPrimal)->Arg(1000000)->Unit(benchmark::kMillisecond);
+
+void BM_RotatePrimal(benchmark::State& st) {
+  std::vector<double> a = kQuat;
+  double r[3];
+  for (auto _ : st) {
+    benchmark::DoNotOptimize(a.data());
+    rotate_vec_by_quat(a.data(), r);
+    benchmark::DoNotOptimize(r);
+  }
+}
+BENCHMARK(BM_RotatePrimal)->Unit(benchmark::kNanosecond);
+
+void BM_NeuralPrimal(benchmark::State& st) {
+  auto p = neural_params();
+  for (auto _ : st) {
+    benchmark::DoNotOptimize(p.data());
+    benchmark::DoNotOptimize(neural(p));
+  }
+}
+BENCHMARK(BM_NeuralPrimal)->Unit(benchmark::kMicrosecond);
+
+// ---- dualrev (tape variant): record, seed, resolve, read the gradient ----
+
+void BM_DotDualrev(benchmark::State& st) {
+  const auto n = static_cast<std::size_t>(st.range(0));
+  auto x = iota(n, 1, 1), y = iota(n, 3, 2);
+  Tape tape;
+  std::vector<Dual> xs(n), ys(n);
+  std::vector<double> g(2 * n);
+  bool warm = false;  // one untimed run first: the tape keeps its memory (steady state)
+  while (true) {
+    Dual s;
+    {
+      Recording rec(tape);
+      for (std::size_t i = 0; i < n; ++i) xs[i] = make_input(x[i]);
+      for (std::size_t i = 0; i < n; ++i) ys[i] = make_input(y[i]);
+      s = dot(xs, ys);
+    }
+    tape.clear_seeds();
+    tape.seed(s.id(), 1.0);
+    tape.resolve();
+    for (std::size_t i = 0; i < n; ++i) g[i] = tape.adjoint(xs[i].id());
+    for (std::size_t i = 0; i < n; ++i) g[n + i] = tape.adjoint(ys[i].id());
+    benchmark::DoNotOptimize(g.data());
+    if (!warm) {
+      warm = true;
+      continue;
+    }
+    if (!st.KeepRunning()) break;
+  }
+  if (g[0] != 3.0 || g[n] != 1.0) st.SkipWithError("wrong gradient");
+}
+BENCHMARK(BM_DotDualrev)->Arg(1000000)->Unit(benchmark::kMillisecond);
+
+void BM_RotateDualrev(benchmark::State& st) {
+  Tape tape;
+  Dual a[7], r[3];
+  double J[3][7];
+  for (auto _ : st) {
+    {
+      Recording rec(tape);
+      for (int i = 0; i < 7; ++i) a[i] = make_input(kQuat[static_cast<std::size_t>(i)]);
+      rotate_vec_by_quat(a, r);
+    }
+    for (int k = 0; k < 3; ++k) {  // one reverse pass per output (paper 003 section 7)
+      tape.clear_seeds();
+      tape.seed(r[k].id(), 1.0);
+      tape.resolve();
+      for (int i = 0; i < 7; ++i) J[k][i] = tape.adjoint(a[i].id());
+    }
+    benchmark::DoNotOptimize(J);
+  }
+  if (J[0][0] != -44.0) st.SkipWithError("wrong Jacobian");
+}
+BENCHMARK(BM_RotateDualrev)->Unit(benchmark::kNanosecond);
+
+void BM_NeuralDualrev(benchmark::State& st) {
+  auto p = neural_params();
+  Tape tape;
+  std::vector<Dual> ps(p.size());
+  std::vector<double> g(p.size());
+  for (auto _ : st) {
+    Dual y;
+    {
+      Recording rec(tape);
+      for (std::size_t i = 0; i < p.size(); ++i) ps[i] = make_input(p[i]);
+      y = neural(ps);
+    }
+    tape.clear_seeds();
+    tape.seed(y.id(), 1.0);
+    tape.resolve();
+    for (std::size_t i = 0; i < p.size(); ++i) g[i] = tape.adjoint(ps[i].id());
+    benchmark::DoNotOptimize(g.data());
+  }
+}
+BENCHMARK(BM_NeuralDualrev)->Unit(benchmark::kMicrosecond);
+
+// Particles (paper 003 benchmark 6): 4 particles, 1000 steps, the particles in parallel.
+void BM_ParticlesDualrev(benchmark::State& st) {
+  const auto threads = static_cast<unsigned>(st.range(0));
+  std::vector<double> s0;
+  for (int k = 0; k < 16; ++k) s0.push_back(std::sin(0.41 * k));
+  Tape tape(TapeOptions{threads});
+  std::vector<Dual> xs(s0.size());
+  std::vector<double> g(s0.size());
+  for (auto _ : st) {
+    Dual y;
+    {
+      Recording rec(tape);
+      for (std::size_t i = 0; i < s0.size(); ++i) xs[i] = make_input(s0[i]);
+      y = testing::particles(xs, 1000, true);
+    }
+    tape.clear_seeds();
+    tape.seed(y.id(), 1.0);
+    tape.resolve();
+    for (std::size_t i = 0; i < s0.size(); ++i) g[i] = tape.adjoint(xs[i].id());
+    benchmark::DoNotOptimize(g.data());
+  }
+}
+BENCHMARK(BM_ParticlesDualrev)
+    ->Arg(1)
+    ->Arg(2)
+    ->Arg(4)
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
+
+void BM_ParticlesPrimal(benchmark::State& st) {
+  std::vector<double> s0;
+  for (int k = 0; k < 16; ++k) s0.push_back(std::sin(0.41 * k));
+  for (auto _ : st) {
+    benchmark::DoNotOptimize(s0.data());
+    benchmark::DoNotOptimize(testing::particles(s0, 1000, false));
+  }
+}
+BENCHMARK(BM_ParticlesPrimal)->Unit(benchmark::kMicrosecond);
+
+#ifdef ADLAB_HAVE_ADOLC
+// ---- ADOL-C: tape with trace_on(tag, keep = 1) (Taylors kept, so no forward replay), then
+// fos_reverse (gradients) or fov_reverse (the three Jacobian rows in one vector sweep). ----
+
+void BM_DotAdolc(benchmark::State& st) {
+  const auto n = static_cast<std::size_t>(st.range(0));
+  auto x = iota(n, 1, 1), y = iota(n, 3, 2);
+  std::vector<adouble> xs(n), ys(n);
+  std::vector<double> g(2 * n);
+  bool warm = false;  // one untimed run first, as for dualrev
+  while (true) {
+    trace_on(1, 1);
+    for (std::size_t i = 0; i < n; ++i) xs[i] <<= x[i];
+    for (std::size_t i = 0; i < n; ++i) ys[i] <<= y[i];
+    adouble s = dot(xs, ys);
+    double out;
+    s >>= out;
+    trace_off();
+    double u = 1.0;
+    fos_reverse(1, 1, static_cast<int>(2 * n), &u, g.data());
+    benchmark::DoNotOptimize(g.data());
+    if (!warm) {
+      warm = true;
+      continue;
+    }
+    if (!st.KeepRunning()) break;
+  }
+  if (g[0] != 3.0 || g[n] != 1.0) st.SkipWithError("wrong gradient");
+}
+BENCHMARK(BM_DotAdolc)->Arg(1000000)->Unit(benchmark::kMillisecond);
+
+void BM_RotateAdolc(benchmark::State& st) {
+  adouble a[7], r[3];
+  double J[3][7];
+  double* Jp[3] = {J[0], J[1], J[2]};
+  double U[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+  double* Up[3] = {U[0], U[1], U[2]};
+  for (auto _ : st) {
+    trace_on(2, 1);
+    for (int i = 0; i < 7; ++i) a[i] <<= kQuat[static_cast<std::size_t>(i)];
+    rotate_vec_by_quat(a, r);
+    double out;
+    for (int k = 0; k < 3; ++k) r[k] >>= out;
+    trace_off();
+    fov_reverse(2, 3, 7, 3, Up, Jp);
+    benchmark::DoNotOptimize(J);
+  }
+  if (J[0][0] != -44.0) st.SkipWithError("wrong Jacobian");
+}
+BENCHMARK(BM_RotateAdolc)->Unit(benchmark::kNanosecond);
+
+void BM_NeuralAdolc(benchmark::State& st) {
+  auto p = neural_params();
+  std::vector<adouble> ps(p.size());
+  std::vector<double> g(p.size());
+  for (auto _ : st) {
+    trace_on(3, 1);
+    for (std::size_t i = 0; i < p.size(); ++i) ps[i] <<= p[i];
+    adouble y = neural(ps);
+    double out;
+    y >>= out;
+    trace_off();
+    double u = 1.0;
+    fos_reverse(3, 1, static_cast<int>(p.size()), &u, g.data());
+    benchmark::DoNotOptimize(g.data());
+  }
+}
+BENCHMARK(BM_NeuralAdolc)->Unit(benchmark::kMicrosecond);
+#endif
+
+}  // namespace
+
+int main(int argc, char** argv) {
+#ifdef ADLAB_HAVE_ADOLC
+  // ADOL-C keeps a tape in memory only up to its buffer sizes (524288 entries by default) and
+  // spills to files beyond them; ADLAB_ADOLC_BUFSIZE=N writes a .adolcrc here with N-entry
+  // buffers (the dot product at n = 10^6 needs about 16M to stay in memory; large buffers slow
+  // every small tape down, so small functions run without it).
+  if (const char* n = std::getenv("ADLAB_ADOLC_BUFSIZE")) {
+    if (std::FILE* rc = std::fopen(".adolcrc", "w")) {
+      for (const char* key : {"OBUFSIZE", "LBUFSIZE", "VBUFSIZE", "TBUFSIZE"})
+        std::fprintf(rc, "\"%s\" = \"%s\"\n", key, n);
+      std::fclose(rc);
+    }
+  }
+#endif
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

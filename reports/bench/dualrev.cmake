@@ -1,0 +1,13 @@
+# dualrev from C++ against ADOL-C (optional: the ADOL-C benchmarks are left out without it).
+add_executable(adlab_bench_dualrev bench/bench_dualrev.cpp)
+target_link_libraries(adlab_bench_dualrev PRIVATE adlab_ad benchmark::benchmark adlab_warnings)
+find_path(ADOLC_INCLUDE_DIR adolc/adolc.h)
+find_library(ADOLC_LIBRARY adolc)
+if(ADOLC_INCLUDE_DIR AND ADOLC_LIBRARY)
+  target_include_directories(adlab_bench_dualrev SYSTEM PRIVATE ${ADOLC_INCLUDE_DIR})
+  target_link_libraries(adlab_bench_dualrev PRIVATE ${ADOLC_LIBRARY})
+  target_compile_definitions(adlab_bench_dualrev PRIVATE ADLAB_HAVE_ADOLC=1)
+  message(STATUS "adlab_bench_dualrev: comparing with ADOL-C (${ADOLC_LIBRARY})")
+else()
+  message(STATUS "adlab_bench_dualrev: ADOL-C not found (libadolc-dev): its benchmarks are skipped")
+endif()
