@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "ad/dualrev/gen_split.h"
 #include "ad/dualrev/ir_engine.h"
 
 namespace adlab::ad {
@@ -20,7 +21,8 @@ class DualrevStrategy : public Strategy {
     c.variants = {"tape", "staged-map", "naive"};  // the first is the default
     c.sparse_inputs = true;
     c.loops = true;
-    c.parallel = true;
+    c.parallel =
+        false;  // IR gen/sum run sequentially in Interpreter<Dual> (docs/strategies/dualrev.md)
     c.reverse = true;
     return c;
   }
@@ -41,8 +43,13 @@ class DualrevStrategy : public Strategy {
     }
     dualrev::check_supported(*f);
     Derivative d;
-    d.notes = std::string("dual numbers through Interpreter<Dual>; reverse pass: ") +
-              dualrev::variant_name(v) + " (paper 003)";
+    d.notes =
+        std::string("dualrev (paper 003): Interpreter<Dual> records the tape; reverse pass: ") +
+        dualrev::variant_name(v) + "\n";
+    if (auto split = dualrev::split_at_gen(*f))
+      d.notes +=
+          "the first top-level gen runs as fork-join tasks (8 chunks; threads from "
+          "ADLAB_THREADS)\n";
     d.make_engine = [f, r, v](const backends::Options& o) {
       return dualrev::make_ir_engine(f, r, v, o);
     };

@@ -2,8 +2,11 @@
 #include "ad/dualrev/ir_engine.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <unordered_set>
 
+#include "ad/dualrev/fork_join.h"
+#include "ad/dualrev/gen_split.h"
 #include "ad/dualrev/interp_dual.h"
 #include "ir/context.h"
 #include "ir/syntax/printer.h"
@@ -33,14 +36,46 @@ void scan_conversions(const ir::Function& f, std::unordered_set<const ir::Functi
   }
 }
 
+// Threads of the engine's pool: ADLAB_THREADS (default 1). The recording does not depend on it.
+unsigned engine_threads() {
+  const char* t = std::getenv("ADLAB_THREADS");
+  long n = t ? std::strtol(t, nullptr, 10) : 1;
+  return n >= 1 && n <= 256 ? static_cast<unsigned>(n) : 1u;
+}
+
+using DualValue = ir::Value<Dual>;
+
+// The chunks' results joined along the first dimension (tuples of arrays field by field).
+DualValue concat(const std::vector<DualValue>& parts) {
+  if (parts[0].is_tuple()) {
+    std::vector<DualValue> fields;
+    for (std::size_t k = 0; k < parts[0].fields->size(); ++k) {
+      std::vector<DualValue> column;
+      for (const auto& p : parts) column.push_back(p.field(k));
+      fields.push_back(concat(column));
+    }
+    return DualValue::of_tuple(std::move(fields));
+  }
+  ir::BasicTensor<Dual> r = *parts[0].t;
+  for (std::size_t c = 1; c < parts.size(); ++c) {
+    const auto& t = *parts[c].t;
+    r.shape[0] += t.shape[0];
+    r.values.insert(r.values.end(), t.values.begin(), t.values.end());
+    r.ints.insert(r.ints.end(), t.ints.begin(), t.ints.end());
+  }
+  return DualValue::of_tensor(std::move(r));
+}
+
 class IrEngine : public backends::Executable {
  public:
   IrEngine(ir::FunctionPtr f, Request r, Variant v, const backends::Options& o)
       : f_(std::move(f)),
         req_(std::move(r)),
         variant_(v),
-        interp_(ir::EvalOptions{o.sizes, o.count_ops, false}),
-        tape_(TapeOptions{1, v != Variant::Naive}) {
+        eval_options_{o.sizes, o.count_ops, false},
+        interp_(eval_options_),
+        tape_(TapeOptions{engine_threads(), v != Variant::Naive}),
+        split_(split_at_gen(*f_)) {
     opts_.count_ops = o.count_ops;
     opts_.call_limit = 100'000'000;  // naive: about a second, then a clear error
     for (std::size_t k = 0; k < f_->params.size(); ++k) {
@@ -88,9 +123,13 @@ class IrEngine : public backends::Executable {
         }
         args.push_back(std::move(d));
       }
-      outs = interp_.run_tensors(*f_, args);
+      if (split_) {
+        outs = run_split(args);
+      } else {
+        outs = interp_.run_tensors(*f_, args);
+        counts_ += interp_.counts();
+      }
     }
-    if (const auto* c = &interp_.counts()) counts_ += *c;
     counts_.muls += tape_.partial_ops();  // partials: divisions, primitives, products (DESIGN 4.3)
 
     std::vector<ir::Tensor> out;
@@ -160,6 +199,7 @@ class IrEngine : public backends::Executable {
 
   const ir::OpCounts* counts() const override { return &counts_; }
   const ResolveStats& stats() const { return stats_; }
+  std::size_t jobs() const { return tape_.num_jobs(); }
 
  private:
   static ir::Tensor primal(const ir::BasicTensor<Dual>& y) {
@@ -174,6 +214,50 @@ class IrEngine : public backends::Executable {
     t.values.reserve(y.values.size());
     for (const Dual& d : y.values) t.values.push_back(d.value());
     return t;
+  }
+
+  // Paper 003 section 12 on an IR gen: the pieces before and after run in this job; the gen's
+  // iterations run in a fixed number of chunks (so the recording, and the result bits, do not
+  // depend on the number of threads), as fork-join tasks.
+  std::vector<ir::BasicTensor<Dual>> run_split(const std::vector<ir::BasicTensor<Dual>>& args) {
+    constexpr std::int64_t kChunks = 8;
+    std::vector<DualValue> vals;
+    for (const auto& a : args) vals.push_back(ir::value_from_tensor(a));
+    std::vector<DualValue> pre;
+    if (split_->pre) {
+      pre = interp_.run(*split_->pre, vals);
+      counts_ += interp_.counts();
+    }
+    const std::int64_t n = interp_.run(*split_->bound, vals)[0].i;
+    const std::int64_t chunks = std::max<std::int64_t>(1, std::min(n, kChunks));
+    while (chunk_interps_.size() < static_cast<std::size_t>(chunks))
+      chunk_interps_.push_back(std::make_unique<ir::Interpreter<Dual>>(eval_options_));
+    std::vector<DualValue> parts(static_cast<std::size_t>(chunks));
+    std::vector<ir::OpCounts> part_counts(parts.size());
+    parallel_for(0, parts.size(), 1, [&](std::size_t c) {
+      const auto ci = static_cast<std::int64_t>(c);
+      std::int64_t lo = n * ci / chunks, hi = n * (ci + 1) / chunks;
+      std::vector<DualValue> a = vals;
+      a.insert(a.end(), pre.begin(), pre.end());
+      a.push_back(DualValue::of_int(lo));
+      a.push_back(DualValue::of_int(hi - lo));
+      parts[c] = chunk_interps_[c]->run(*split_->chunk, a)[0];
+      part_counts[c] = chunk_interps_[c]->counts();
+    });
+    for (const auto& c : part_counts) counts_ += c;
+    std::vector<DualValue> post_args = vals;
+    post_args.insert(post_args.end(), pre.begin(), pre.end());
+    post_args.push_back(concat(parts));
+    auto out = interp_.run(*split_->post, post_args);
+    counts_ += interp_.counts();
+    std::vector<ir::BasicTensor<Dual>> ts;
+    for (std::size_t k = 0; k < out.size(); ++k) {
+      if (out[k].is_tuple())
+        throw Error(f_->pos,
+                    "result " + std::to_string(k) + " is an array of tuples; project its fields");
+      ts.push_back(ir::to_tensor(out[k], f_->results[k]->type.elem));
+    }
+    return ts;
   }
 
   // One SResolve from the current seeds; the gradient is read from the input IDs (section 10.1).
@@ -191,8 +275,11 @@ class IrEngine : public backends::Executable {
   ir::FunctionPtr f_;
   Request req_;
   Variant variant_;
+  ir::EvalOptions eval_options_;
   ir::Interpreter<Dual> interp_;
   Tape tape_;
+  std::optional<GenSplit> split_;
+  std::vector<std::unique_ptr<ir::Interpreter<Dual>>> chunk_interps_;
   ResolveOptions opts_;
   std::vector<std::size_t> wrt_;
   ir::OpCounts counts_;
@@ -216,4 +303,11 @@ const ResolveStats* last_resolve_stats(const backends::Executable& e) {
   return engine ? &engine->stats() : nullptr;
 }
 
+}  // namespace adlab::ad::dualrev
+
+namespace adlab::ad::dualrev {
+std::size_t last_job_count(const backends::Executable& e) {
+  auto* engine = dynamic_cast<const IrEngine*>(&e);
+  return engine ? engine->jobs() : 0;
+}
 }  // namespace adlab::ad::dualrev

@@ -19,5 +19,7 @@ std::unique_ptr<backends::Executable> make_ir_engine(ir::FunctionPtr f, const Re
 
 // The reverse-pass statistics of the last run of an engine made by make_ir_engine (tests).
 const ResolveStats* last_resolve_stats(const backends::Executable& e);
+// The number of jobs the last run recorded (1 unless a top-level gen ran as fork-join tasks).
+std::size_t last_job_count(const backends::Executable& e);
 
 }  // namespace adlab::ad::dualrev
