@@ -24,8 +24,7 @@ using Outbox = std::vector<Far>;
 // and 4 threads give the same bits (the 1-thread run uses the same outboxes).
 class TapeResolver {
  public:
-  TapeResolver(Tape& t, const ResolveOptions& o, Visits* visits)
-      : tape_(t), opts_(o), visits_(visits), edges_done_(t.num_jobs(), 0) {
+  TapeResolver(Tape& t, Visits* visits) : tape_(t), visits_(visits), edges_done_(t.num_jobs(), 0) {
     for (std::size_t k = 0; k < t.num_jobs(); ++k) {
       adj_.push_back(t.job(static_cast<std::uint32_t>(k)).adj.data());
       depth_.push_back(t.job(static_cast<std::uint32_t>(k)).depth);
@@ -96,7 +95,6 @@ class TapeResolver {
   }
 
   Tape& tape_;
-  const ResolveOptions& opts_;
   Visits* visits_;
   std::vector<double*> adj_;
   std::vector<std::uint32_t> depth_;
@@ -121,7 +119,7 @@ void resolve_tape(Tape& t, const ResolveOptions& o, ResolveStats& s, Visits* vis
   if (t.num_jobs() == 1 && !visits) {
     resolve_single_job(t.job(0));  // no forks: no job graph to walk
   } else {
-    TapeResolver r(t, o, visits);
+    TapeResolver r(t, visits);
     r.run();
     if (visits) s.edges_processed += r.edges_done();
   }

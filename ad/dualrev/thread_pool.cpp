@@ -3,6 +3,24 @@
 
 namespace adlab::ad::dualrev {
 
+namespace {
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+}  // namespace
+
+template <class Ready>
+bool ThreadPool::spin_until(Ready ready) {
+  const auto deadline = std::chrono::steady_clock::now() + kSpin;
+  for (int k = 1;; ++k) {
+    if (ready()) return true;
+    cpu_relax();
+    if (k % 64 == 0 && std::chrono::steady_clock::now() > deadline) return false;
+  }
+}
+
 ThreadPool::ThreadPool(unsigned threads) {
   for (unsigned k = 1; k < threads; ++k) workers_.emplace_back([this] { worker(); });
 }
@@ -40,8 +58,7 @@ void ThreadPool::run_item(Item* item, std::unique_lock<std::mutex>& lock) {
 void ThreadPool::worker() {
   std::unique_lock<std::mutex> lock(mutex_, std::defer_lock);
   for (;;) {
-    for (int k = 0; k < kSpinRounds && queued_.load(std::memory_order_relaxed) == 0; ++k)
-      std::this_thread::yield();
+    spin_until([&] { return queued_.load(std::memory_order_relaxed) > 0; });
     lock.lock();
     cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
     if (queue_.empty()) return;  // stop_ with nothing left
@@ -85,13 +102,11 @@ void ThreadPool::fork_join(const std::function<void()>& f, const std::function<v
         continue;
       }
     }
-    int k = 0;
-    while (k < kSpinRounds && !item.done.load(std::memory_order_acquire) &&
-           queued_.load(std::memory_order_relaxed) == 0) {
-      std::this_thread::yield();
-      ++k;
-    }
-    if (k < kSpinRounds) continue;
+    if (spin_until([&] {
+          return item.done.load(std::memory_order_acquire) ||
+                 queued_.load(std::memory_order_relaxed) > 0;
+        }))
+      continue;
     lock.lock();
     cv_.wait(lock, [&] { return item.done.load(std::memory_order_acquire) || !queue_.empty(); });
     lock.unlock();

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <exception>
@@ -33,9 +34,12 @@ class ThreadPool {
     std::exception_ptr error;
     std::atomic<bool> done{false};
   };
-  // Spins (yielding) for about this long before sleeping: jobs are short, and a sleeping thread
-  // takes tens of microseconds to wake.
-  static constexpr int kSpinRounds = 2000;
+  // Spins for up to this long before sleeping: jobs are short, and a sleeping thread takes tens
+  // of microseconds to wake. A pause loop, not sched_yield: on a loaded machine each yield can
+  // hand a whole time slice to another process.
+  static constexpr std::chrono::microseconds kSpin{50};
+  template <class Ready>
+  static bool spin_until(Ready ready);
 
   Item* pop_newest();  // takes the lock; null when the queue is empty
   // Runs one queued item (the newest when helping, the oldest for a worker); `lock` is held on
