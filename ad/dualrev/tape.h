@@ -75,7 +75,9 @@ struct History {
 };
 
 // A maximal sequential stretch of a task: one tape segment (paper 003 section 12).
-class Job {
+// Aligned to 128 bytes: sibling jobs are written by different threads on every push (their
+// sizes), and adjacent allocations would share a cache line pair.
+class alignas(128) Job {
  public:
   Tape* tape = nullptr;
   std::uint32_t id = 0;
