@@ -4,6 +4,7 @@
 #include <map>
 #include <sstream>
 
+#include "checker/smt/counterexample_replay.h"
 #include "checker/smt/z3_format.h"
 #include "ir/logic/smt_encoding.h"
 #include "ir/syntax/printer.h"
@@ -42,6 +43,7 @@ struct Outcome {
   Verdict verdict = Verdict::Unknown;
   int bound = 0;
   std::string counterexample, detail;
+  Replay replay;
 };
 
 // One query: the rule at one size assignment (empty: symbolic sizes) in one theory.
@@ -90,6 +92,8 @@ class RuleQuery {
       case z3::sat:
         out.verdict = Verdict::Refuted;
         out.counterexample = counterexample(s.get_model(), lhs, rhs);
+        out.replay = replay_counterexample(r_, s.get_model(), sizes_,
+                                           [this](Expr v) { return dependency_binders(v); });
         break;
       default:
         out.verdict = Verdict::Unknown;
@@ -103,11 +107,20 @@ class RuleQuery {
  private:
   // The binders a pattern variable may depend on, at their current values (outer symbols when
   // the variable is used outside their scope).
-  std::vector<z3::expr> dependencies(Expr v) {
-    std::vector<z3::expr> deps;
+  std::vector<Expr> dependency_binders(Expr v) const {
+    std::vector<Expr> out;
     for (const auto& pv : r_.vars) {
       if (pv.sort != Sort::IndexVar && pv.sort != Sort::LetVar) continue;
       if (pv.var == v || r_.not_free(pv.var, v)) continue;
+      out.push_back(pv.var);
+    }
+    return out;
+  }
+
+  std::vector<z3::expr> dependencies(Expr v) {
+    std::vector<z3::expr> deps;
+    for (const auto& binder : dependency_binders(v)) {
+      ir::rewrite::PatternVar pv{binder, ir::rewrite::sort_of(binder, r_)};
       if (const SymValue* b = enc_.lookup(pv.var)) {
         if (!b->is_scalar())
           throw ir::logic::Unencodable("`" + ir::var_name(pv.var) +
@@ -229,17 +242,20 @@ Outcome prove_in(const Rule& r, Arith arith, const ProofOptions& o) {
         Outcome out = q.run();
         if (out.verdict != Verdict::Proved) return out;
       } catch (const ir::logic::Unencodable& e) {
-        return Outcome{Verdict::Unknown, 0, "", std::string("no encoding: ") + e.what()};
+        return Outcome{Verdict::Unknown, 0, "", std::string("no encoding: ") + e.what(), {}};
       }
     }
     (void)sb;
-    return Outcome{Verdict::ProvedUpToN, o.bound, "",
+    return Outcome{Verdict::ProvedUpToN,
+                   o.bound,
+                   "",
                    "every size up to " + std::to_string(o.bound) +
-                       " (a bound is symbolic and no lemma applies)"};
+                       " (a bound is symbolic and no lemma applies)",
+                   {}};
   } catch (const ir::logic::Unencodable& e) {
-    return Outcome{Verdict::Unknown, 0, "", std::string("no encoding: ") + e.what()};
+    return Outcome{Verdict::Unknown, 0, "", std::string("no encoding: ") + e.what(), {}};
   } catch (const z3::exception& e) {
-    return Outcome{Verdict::Unknown, 0, "", std::string("Z3 error: ") + e.msg()};
+    return Outcome{Verdict::Unknown, 0, "", std::string("Z3 error: ") + e.msg(), {}};
   }
 }
 
@@ -273,6 +289,7 @@ RuleProof prove_rule(const Rule& r, const ProofOptions& o) {
   p.verdict = final.verdict;
   p.bound = final.bound;
   p.counterexample = final.counterexample;
+  p.replay = final.replay;
   p.detail = final.detail;
   p.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return p;

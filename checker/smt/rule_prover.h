@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "checker/smt/counterexample_replay.h"
 #include "ir/rewrite/rule.h"
 
 namespace adlab::checker::smt {
@@ -36,6 +37,7 @@ struct RuleProof {
   int bound = 0;                           // PROVED-UP-TO-N: the n
   std::string theory;                      // where the verdict came from: "real" or "ieee"
   std::string counterexample;              // REFUTED: every pattern variable and both sides
+  Replay replay;                           // REFUTED: the counterexample run on the interpreter
   std::string detail;                      // UNKNOWN: why; PROVED: lemmas used
   std::vector<std::string> assumptions;    // algebraic facts assumed (printed)
   std::string real_verdict, ieee_verdict;  // per theory ("" when not checked)

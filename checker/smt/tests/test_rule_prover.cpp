@@ -13,5 +13,7 @@ TEST_CASE("print all verdicts", "[smt][.dev]") {
     for (const auto& p : prove_table(*t))
       std::cout << p.table << " " << p.rule << " " << verdict_name(p.verdict) << " " << p.bound
                 << " [" << p.theory << "] " << p.seconds << "s " << p.detail << "\n   "
-                << p.counterexample << "\n";
+                << p.counterexample << "\n   replay: " << p.replay.available << " "
+                << p.replay.confirmed << " " << p.replay.left << " | " << p.replay.right << " "
+                << p.replay.reason << "\n";
 }
