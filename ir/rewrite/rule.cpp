@@ -154,7 +154,8 @@ Rule make_rule(RuleSpec spec) {
     }
     std::set<std::string> names;
     static const std::regex name_re(R"(\?[A-Za-z_][A-Za-z0-9_]*)");
-    for (const std::string* text : {&spec.lhs, &spec.rhs, &spec.when, &spec.vars, &spec.assume})
+    // The patterns define the variables; conditions and assumptions may only name them.
+    for (const std::string* text : {&spec.lhs, &spec.rhs, &spec.vars})
       for (auto it = std::sregex_iterator(text->begin(), text->end(), name_re);
            it != std::sregex_iterator(); ++it)
         names.insert(it->str());
