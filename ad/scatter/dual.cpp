@@ -5,6 +5,7 @@
 #include "ad/strategy.h"
 #include "ir/affine.h"
 #include "ir/context.h"
+#include "ir/mutator.h"
 #include "ir/substitute.h"
 
 namespace adlab::ad::scatter {
@@ -30,6 +31,21 @@ Expr index_var(FreshNames& n, const std::string& base) {
 std::vector<Expr> plus(std::vector<Expr> v, Expr x) {
   v.push_back(x);
   return v;
+}
+// floor(a / b) written (a - a % b) / b: a scatter target's dimensions must divide exactly at run
+// time (docs/ir.md section 3), while the primal's bounds use floor division.
+class ExactDivision : public Mutator {
+ public:
+  Expr mutate_node(const Binary& b, Expr self) override {
+    Expr x = mutate(b.a), y = mutate(b.b);
+    if (b.op == BinaryOp::Div && self->type.elem == ElemType::I64)
+      return Binary::make(BinaryOp::Div, Binary::make(BinaryOp::Sub, x, Binary::make(BinaryOp::Mod, x, y)), y);
+    return Binary::make(b.op, x, y);
+  }
+};
+Type target_type(const Type& t) {
+  ExactDivision m;
+  return Type::tensor(t.elem, m.mutate_type(t).dims);
 }
 // op(s, x) for a monoid reduction operator.
 Expr apply_op(ReduceOp op, Expr s, Expr x) {
@@ -110,7 +126,7 @@ void Dual::assemble(const std::vector<Contribution>& cs, const std::vector<Expr>
       bool direct = c.at == vars && t.rank() == vars.size();
       for (std::size_t k = 0; direct && k < vars.size(); ++k)
         direct = provably_equal(t.dims[k], hull[k]);
-      Type rt = Type::tensor(t.elem, t.dims);
+      Type rt = target_type(t);
       if (direct) {
         out = Gen::make(dom, v);
       } else if (vars.empty()) {
@@ -156,7 +172,8 @@ void Dual::dual_kernel(const Kernel& k, Expr dk) {
     case KernelKind::Map: {  // Map/ZipWith/Generate: D(fun) at every point
       std::vector<Contribution> cs;
       scalar_adjoint(
-          k.body, g, Expr(), [&](Expr v) { return is_active(v); }, cs);
+          k.body, g, Expr(), [&](Expr v) { return is_active(v); }, cs,
+          access_or_self(k.var, k.vars));
       assemble(cs, k.vars, k.bounds, k.guard);
       return;
     }

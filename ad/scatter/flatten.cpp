@@ -1,6 +1,7 @@
 // Flattening into kernels: paper 002 section 4.5, with call inlining and tuple elimination.
 #include "ad/scatter/flatten.h"
 
+#include <algorithm>
 #include <unordered_map>
 
 #include "ad/scatter/hull.h"
@@ -155,6 +156,16 @@ class Flattener {
 
   static bool trivial(Expr e) { return e.as<Literal>() || e.as<Var>(); }
 
+  // Labelling (paper 002 section 4.1): in the store variant every floating operation's value is
+  // a stored temporary, so the dual reads it instead of recomputing the expression tree.
+  Val temp(Expr value, const Scope& s, Expr origin) {
+    if (!store_ || s.in_loop || !value->type.is_float_scalar()) return Val{{}, {}, {}, value};
+    for (auto v : free_vars(value))
+      if (std::find(state_vars_.begin(), state_vars_.end(), v) != state_vars_.end())
+        return Val{{}, {}, {}, value};
+    return Val{{}, {}, {}, hoist(value, s, "t", origin)};
+  }
+
   // ---- expressions ----
   Expr scalar(Expr e, const Scope& s) {
     Val v = flat(e, s);
@@ -180,7 +191,7 @@ class Flattener {
       }
       case NodeKind::Unary: {
         auto& n = *e.as<Unary>();
-        return Val{{}, {}, {}, Unary::make(n.op, scalar(n.a, s))};
+        return temp(Unary::make(n.op, scalar(n.a, s)), s, e);
       }
       case NodeKind::Binary: {
         auto& n = *e.as<Binary>();
@@ -190,13 +201,13 @@ class Flattener {
           s2.guard = and_guard(s.guard, n.op == BinaryOp::And ? a : Unary::make(UnaryOp::Not, a));
           return Val{{}, {}, {}, Binary::make(n.op, a, scalar(n.b, s2))};
         }
-        return Val{{}, {}, {}, Binary::make(n.op, scalar(n.a, s), scalar(n.b, s))};
+        return temp(Binary::make(n.op, scalar(n.a, s), scalar(n.b, s)), s, e);
       }
       case NodeKind::Prim: {
         auto& n = *e.as<Prim>();
         std::vector<Expr> args;
         for (auto a : n.args) args.push_back(scalar(a, s));
-        return Val{{}, {}, {}, Prim::make(n.op, args)};
+        return temp(Prim::make(n.op, args), s, e);
       }
       case NodeKind::Select: {
         auto& n = *e.as<Select>();

@@ -39,7 +39,8 @@ Expr lit(double v, ElemType e) {
 
 class Adjoint {
  public:
-  Adjoint(const IsActive& active, std::vector<Contribution>& out) : active_(active), out_(out) {}
+  Adjoint(const IsActive& active, std::vector<Contribution>& out, Expr root, Expr stored)
+      : active_(active), out_(out), root_(root), stored_(stored) {}
 
   bool depends(Expr e) {
     if (!is_float(e->type.elem) || !e->type.is_scalar()) return false;
@@ -116,9 +117,11 @@ class Adjoint {
  private:
   const IsActive& active_;
   std::vector<Contribution>& out_;
+  Expr root_, stored_;
 
   void prim_back(const Prim& n, Expr e, Expr g, Expr guard, ElemType t) {
     Expr x = n.args.empty() ? Expr() : n.args[0];
+    if (e == root_ && stored_.defined()) e = stored_;
     switch (n.op) {
       case PrimOp::Exp:  // exp' = exp
         return back(x, mul(g, e), guard);
@@ -172,8 +175,8 @@ class Adjoint {
 }  // namespace
 
 void scalar_adjoint(Expr body, Expr seed, Expr guard, const IsActive& active,
-                    std::vector<Contribution>& out) {
-  Adjoint(active, out).back(body, seed, guard);
+                    std::vector<Contribution>& out, Expr stored) {
+  Adjoint(active, out, body, stored).back(body, seed, guard);
 }
 
 }  // namespace adlab::ad::scatter

@@ -22,8 +22,9 @@ using IsActive = std::function<bool(ir::Expr var)>;
 // Appends the contributions of `body` under the seed adjoint `seed`. Discrete values (i64, bool,
 // floor, round, conversions, comparisons) pass no adjoint. Throws ad::Unsupported for a primitive
 // without a derivative rule.
+// `stored`, when defined, is the stored value of `body` itself (read instead of recomputed).
 void scalar_adjoint(ir::Expr body, ir::Expr seed, ir::Expr guard, const IsActive& active,
-                    std::vector<Contribution>& out);
+                    std::vector<Contribution>& out, ir::Expr stored = ir::Expr());
 
 // a * b with the multiplicative unit folded (exact).
 ir::Expr mul(ir::Expr a, ir::Expr b);
