@@ -1,4 +1,4 @@
-// The `adlab` command: eval, print, check-syntax, eval-suite (DESIGN 8).
+// The `adlab` command: eval, print, check-syntax, eval-suite, check, grad (DESIGN 8).
 #include <iostream>
 #include <new>
 
@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   adlab::cli::add_check_syntax(app, status);
   adlab::cli::add_eval_suite(app, status);
   adlab::cli::add_check(app, status);
+  adlab::cli::add_grad(app, status);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -257,7 +257,33 @@ for args in "frob dot.adl" "eval dot.adl --bogus" "eval dot.adl --scalar quad" "
   check "usage error \`adlab $args\` says why" test -s err
   check "usage error \`adlab $args\` does not crash" test $rc -lt 128 -a "$(crashed && echo y)" != y
 done
-for sub in "" eval print check-syntax eval-suite check; do
+# adlab grad (DESIGN 8): values of the derivative in each mode's calling convention (ad/strategy.h).
+# fd is accurate to about 1e-10 here, so the values are compared to 6 digits.
+cat >prod.adl <<'EOF'
+func prod(x: f64, y: f64) -> f64 {
+  return x * y
+}
+EOF
+echo 3 >x3.json
+echo 4 >y4.json
+grad_vals() {
+  "$ADLAB" grad prod.adl --strategy fd --input x=x3.json --input y=y4.json "$@" 2>err |
+    sed -n 's/.*= //p' | xargs printf '%.6g '
+}
+check "grad gradient of x*y at (3, 4) is (4, 3)" test "$(grad_vals)" = "12 4 3 "
+check "grad jvp with ones is x + y" test "$(grad_vals --mode jvp)" = "12 7 "
+check "grad vjp with ones is (y, x)" test "$(grad_vals --mode vjp --wrt y)" = "12 3 "
+expect_err "grad unknown strategy" 'error: unknown strategy `nope` (known: ...' grad prod.adl --strategy nope
+expect_err "grad unknown mode" 'error: unknown mode `sideways` (gradient, vjp, jvp, jacobian, hvp)' \
+  grad prod.adl --strategy fd --mode sideways
+expect_err "grad mode the strategy lacks" 'error: strategy `fd` has no hvp mode' grad prod.adl --strategy fd --mode hvp
+expect_err "grad emit of an engine" 'error: strategy `fd` builds an executable engine, not a program: there is nothing to emit' \
+  grad prod.adl --strategy fd --emit
+expect_err "grad unknown wrt" 'error: `prod` has no parameter `z`' grad prod.adl --strategy fd --wrt z --input x=x3.json --input y=y4.json
+expect_err "grad bad direction" 'error: --direction expects ones, random or random:SEED, got `up`' \
+  grad prod.adl --strategy fd --mode jvp --direction up --input x=x3.json --input y=y4.json
+
+for sub in "" eval print check-syntax eval-suite check grad; do
   # shellcheck disable=SC2086
   "$ADLAB" $sub --help >out 2>err
   check "\`adlab $sub --help\` exits 0" test $? -eq 0

@@ -1,0 +1,108 @@
+#include "cli/program_inputs.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+
+#include "ir/suite/inputs.h"
+#include "ir/syntax/parser.h"
+
+namespace adlab::cli {
+
+namespace {
+
+bool is_random_spec(const std::string& s) {
+  return s == "random" || s.rfind("random:", 0) == 0;
+}
+
+std::uint64_t parse_seed(const std::string& name, const std::string& text) {
+  bool digits = !text.empty() && text.size() <= 19 &&
+                text.find_first_not_of("0123456789") == std::string::npos;
+  if (!digits)
+    throw Error("--input " + name + "=random:" + text +
+                ": the seed must be a non-negative integer");
+  return std::stoull(text);
+}
+
+// The manifest entry for this program and function, if a manifest.json beside it has one.
+const ir::SuiteEntry* find_entry(const std::string& file, const std::string& func,
+                                 std::vector<ir::Suite>& holder) {
+  namespace fs = std::filesystem;
+  auto manifest = fs::path(file).parent_path() / "manifest.json";
+  if (!fs::exists(manifest)) return nullptr;
+  holder.push_back(ir::load_manifest(manifest.string()));
+  for (const auto& e : holder.back().entries)
+    if (fs::equivalent(e.program, file) && e.function == func) return &e;
+  return nullptr;
+}
+
+}  // namespace
+
+ProgramInputs load_program_inputs(const std::string& file, const std::string& func,
+                                  const std::vector<std::string>& input_args,
+                                  const std::vector<std::string>& size_args, bool need_inputs) {
+  ProgramInputs p;
+  p.module = ir::parse_file(file);
+  p.f = p.module.entry(func);
+  const ir::FunctionPtr& f = p.f;
+  p.entry = find_entry(file, f->name, p.suites);
+  const ir::SuiteEntry* entry = p.entry;
+
+  ir::SizeMap& sizes = p.sizes;
+  if (entry && entry->sizes.count("small")) sizes = entry->sizes.at("small");
+  for (const auto& s : size_args) {
+    auto eq = s.find('=');
+    if (eq == std::string::npos) throw Error("--size expects NAME=N, got `" + s + "`");
+    try {
+      sizes[s.substr(0, eq)] = std::stoll(s.substr(eq + 1));
+    } catch (const std::exception&) {
+      throw Error("--size " + s + ": not an integer");
+    }
+  }
+  if (!need_inputs) return p;
+  std::map<std::string, std::string> given;
+  for (const auto& s : input_args) {
+    auto eq = s.find('=');
+    if (eq == std::string::npos)
+      throw Error("--input expects NAME=PATH or NAME=random[:seed], got `" + s + "`");
+    std::string name = s.substr(0, eq);
+    if (f->param_index(name) < 0) throw Error("`" + f->name + "` has no parameter `" + name + "`");
+    given[name] = s.substr(eq + 1);
+  }
+  // Sizes bound by given files first, so random inputs can take their shapes from them.
+  std::vector<ir::Tensor>& inputs = p.inputs;
+  inputs.resize(f->params.size());
+  std::vector<bool> have(f->params.size(), false);
+  for (std::size_t k = 0; k < f->params.size(); ++k) {
+    const std::string& name = ir::var_name(f->params[k]);
+    auto it = given.find(name);
+    if (it == given.end() || is_random_spec(it->second)) continue;
+    inputs[k] = ir::adapt_to_param(ir::read_tensor_file(it->second, f->params[k]->type.elem),
+                                   f->params[k]->type, "input `" + name + "` (" + it->second + ")");
+    have[k] = true;
+    const auto& dims = f->params[k]->type.dims;
+    for (std::size_t d = 0; d < dims.size(); ++d)
+      if (dims[d].as<ir::Var>() && !sizes.count(ir::var_name(dims[d])))
+        sizes[ir::var_name(dims[d])] = inputs[k].shape[d];
+  }
+  for (std::size_t k = 0; k < f->params.size(); ++k) {
+    if (have[k]) continue;
+    const std::string& name = ir::var_name(f->params[k]);
+    auto it = given.find(name);
+    // A rank-0 i64 parameter used as a size takes its value from the shapes already read.
+    bool size_param = std::find(f->sizes.begin(), f->sizes.end(), f->params[k]) != f->sizes.end();
+    if (it == given.end() && !entry && !(size_param && sizes.count(name)))
+      throw Error("missing input `" + name + "`: give --input " + name + "=PATH or --input " +
+                  name + "=random");
+    std::uint64_t seed = entry ? entry->seed + k : 1 + k;
+    if (it != given.end() && it->second.rfind("random:", 0) == 0)
+      seed = parse_seed(name, it->second.substr(7));
+    nlohmann::json spec = entry && entry->inputs.contains(name) ? entry->inputs[name]
+                          : size_param && sizes.count(name)     ? nlohmann::json::object()
+                                                                : ir::default_spec(*f, k);
+    inputs[k] = ir::generate_input(*f, k, spec, sizes, seed, entry ? entry->dir : ".");
+  }
+  return p;
+}
+
+}  // namespace adlab::cli
