@@ -39,7 +39,8 @@ class ExactDivision : public Mutator {
   Expr mutate_node(const Binary& b, Expr self) override {
     Expr x = mutate(b.a), y = mutate(b.b);
     if (b.op == BinaryOp::Div && self->type.elem == ElemType::I64)
-      return Binary::make(BinaryOp::Div, Binary::make(BinaryOp::Sub, x, Binary::make(BinaryOp::Mod, x, y)), y);
+      return Binary::make(BinaryOp::Div,
+                          Binary::make(BinaryOp::Sub, x, Binary::make(BinaryOp::Mod, x, y)), y);
     return Binary::make(b.op, x, y);
   }
 };
