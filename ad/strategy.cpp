@@ -2,6 +2,7 @@
 #include "ad/strategy.h"
 
 #include "ad/fd/fd_strategy.h"
+#include "ad/scatter/scatter_strategy.h"
 
 #include <algorithm>
 
@@ -46,6 +47,7 @@ StrategyRegistry& StrategyRegistry::instance() {
   static StrategyRegistry* registry = [] {
     static StrategyRegistry r;
     r.add(make_fd_strategy());
+    r.add(make_scatter_strategy());
     return &r;
   }();
   return *registry;
