@@ -103,9 +103,7 @@ void check_closed_form(const EntryContext& ctx, HarnessResult& r) {
     // A closed form is a different program: allow its own rounding (its op count) too.
     ir::Interpreter<double> counter(ir::EvalOptions{ctx.sizes, true, false});
     counter.run_tensors(*g, ctx.inputs);
-    c.tolerance =
-        std::max(tol.value, 64 * 1.1102230246251565e-16 *
-                                std::sqrt(static_cast<double>(counter.counts().total()) + 1));
+    c.tolerance = tol.allowing_ops(counter.counts().total()).value;
     std::vector<std::size_t> groups;
     for (const auto& b : ctx.ref.in.blocks) groups.push_back(b.count);
     double primal_scale = ctx.ref.primal_scale();
