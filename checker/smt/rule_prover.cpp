@@ -67,6 +67,13 @@ class RuleQuery {
       if (c.kind == CondKind::InRange) {
         SymValue a = enc_.encode(c.args[0]), n = enc_.encode(c.args[1]);
         s.add(a.defined() && n.defined() && a.value() >= 0 && a.value() < n.value());
+      } else if (c.kind == CondKind::Forces) {  // for all i: p(i) implies i == a
+        z3::expr k = enc_.fresh_int("forces");
+        enc_.bind(c.args[1], SymValue::scalar(k, z_.bool_val(true)));
+        SymValue pv = enc_.encode(c.args[0]);
+        enc_.unbind(c.args[1]);
+        SymValue av = enc_.encode(c.args[2]);
+        s.add(z3::forall(k, z3::implies(pv.defined() && pv.value(), k == av.value())));
       } else if (c.kind == CondKind::Fact) {
         SymValue f = enc_.encode(c.fact);
         s.add(f.defined() && f.value());

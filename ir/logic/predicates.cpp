@@ -217,10 +217,10 @@ std::optional<Expr> PredicateService::solve_for(Expr p, Expr i) {
       if (is_free_in(i, atom)) opaque_mentions_i = true;
     if (opaque_mentions_i) continue;
     // i = -rest / k = -k * rest (k = +-1).
-    using namespace dsl;
-    Expr a = dsl::ilit(-k * rest.constant);
-    for (const auto& [atom, coeff] : rest.coeffs) a = a + dsl::ilit(-k * coeff) * atom;
-    return a;
+    Affine sol;
+    sol.constant = -k * rest.constant;
+    for (const auto& [atom, coeff] : rest.coeffs) sol.coeffs[atom] = -k * coeff;
+    return from_affine(sol);
   }
   return std::nullopt;
 }

@@ -111,7 +111,7 @@ class Normaliser : public Mutator {
 Engine::Engine(std::vector<const RuleTable*> tables, EngineOptions options)
     : tables_(std::move(tables)), options_(options) {}
 
-bool Engine::conditions_hold(const Rule& r, const Bindings& b, const std::vector<Expr>& facts) {
+bool Engine::conditions_hold(const Rule& r, Bindings& b, const std::vector<Expr>& facts) {
   auto get = [&](Expr v) -> Expr {
     auto it = b.find(v);
     return it == b.end() ? Expr() : it->second;
@@ -139,6 +139,18 @@ bool Engine::conditions_hold(const Rule& r, const Bindings& b, const std::vector
         if (!a.defined() || !n.defined()) return false;
         Expr goal = dsl::operator&&(dsl::le(dsl::ilit(0), a), dsl::lt(a, n));
         if (logic_.implies(facts, goal) != logic::Answer::Yes) return false;
+        break;
+      }
+      case CondKind::Forces: {
+        Expr p = get(c.args[0]), i = get(c.args[1]), a = get(c.args[2]);
+        if (!p.defined() || !i.defined()) return false;
+        if (!a.defined()) {
+          auto solved = logic_.solve_for(p, i);
+          if (!solved) return false;
+          b[c.args[2]] = *solved;
+        } else if (logic_.implies({p}, dsl::eq(i, a)) != logic::Answer::Yes) {
+          return false;
+        }
         break;
       }
       case CondKind::Fact: {

@@ -50,7 +50,7 @@ class Engine {
   friend class Normaliser;
   // The first rule that applies at `e`, applied (nullopt when none does).
   std::optional<Expr> apply_rules(Expr e, const std::vector<Expr>& facts, const SourcePos& near);
-  bool conditions_hold(const Rule& r, const Bindings& b, const std::vector<Expr>& facts);
+  bool conditions_hold(const Rule& r, Bindings& b, const std::vector<Expr>& facts);
   std::vector<const RuleTable*> tables_;
   EngineOptions options_;
   logic::PredicateService logic_;

@@ -203,14 +203,16 @@ Rule make_rule(RuleSpec spec) {
       throw Error("the side condition names `" + text + "`, which is not a pattern variable");
     };
     static const std::regex call_re(
-        R"(^(not_free|fresh|scalar|same_type|in_range|partial)\s*\((.*)\)$)");
+        R"(^(not_free|fresh|scalar|same_type|in_range|partial|forces)\s*\((.*)\)$)");
     for (const auto& c : split(spec.when, ';')) {
       std::smatch m;
       Condition cond{CondKind::Fact, {}, Expr(), c};
       if (std::regex_match(c, m, call_re)) {
         std::string f = m[1];
         auto args = split(m[2], ',');
-        std::size_t want = f == "fresh" || f == "scalar" || f == "partial" ? 1 : 2;
+        std::size_t want = f == "fresh" || f == "scalar" || f == "partial" ? 1
+                           : f == "forces"                                 ? 3
+                                                                           : 2;
         if (args.size() != want)
           throw Error("`" + f + "` takes " + std::to_string(want) + " argument(s): `" + c + "`");
         cond.kind = f == "not_free"    ? CondKind::NotFree
@@ -218,6 +220,7 @@ Rule make_rule(RuleSpec spec) {
                     : f == "scalar"    ? CondKind::IsScalar
                     : f == "same_type" ? CondKind::SameType
                     : f == "in_range"  ? CondKind::InRange
+                    : f == "forces"    ? CondKind::Forces
                                        : CondKind::Partial;
         for (const auto& a : args) cond.args.push_back(var_of(a));
       } else {
@@ -244,6 +247,8 @@ Rule make_rule(RuleSpec spec) {
       if (is_pattern_var(e)) bound_left.insert(e);
       for (const auto& c : children(e)) stack.push_back(c);
     }
+    for (const auto& c : r.conditions)
+      if (c.kind == CondKind::Forces) bound_left.insert(c.args[2]);  // solved by the engine
     for (const auto& v : free_vars(r.rhs))
       if (is_pattern_var(v) && !bound_left.count(v))
         throw Error("the right side uses `" + var_name(v) + "`, which the left side does not bind");

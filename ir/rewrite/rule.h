@@ -25,7 +25,8 @@ enum class RuleDomain { Real, Ieee };
 
 // The closed vocabulary of side conditions (DESIGN 2.5), plus IR predicates over pattern
 // variables (`Fact`), which the engine proves from the context and the prover assumes.
-enum class CondKind { NotFree, Fresh, IsScalar, SameType, InRange, Partial, Fact };
+// forces(?p, ?i, ?a): p implies i == a; the engine solves p for i (ir/logic) and binds ?a.
+enum class CondKind { NotFree, Fresh, IsScalar, SameType, InRange, Partial, Forces, Fact };
 
 struct Condition {
   CondKind kind;

@@ -28,6 +28,12 @@ const RuleTable& sum_elim_table() {
                       .when = "not_free(?i, ?a)",
                       .domain = D::Real,
                       .cite = "000 errata 10 (SE)"},
+                     {.name = "sum-elim-solved",
+                      .lhs = "sum[?i < ?n] [?p] * ?e",
+                      .rhs = "[0 <= ?a && ?a < ?n && { let ?i = ?a; ?p }] * { let ?i = ?a; ?e }",
+                      .when = "forces(?p, ?i, ?a); not_free(?i, ?a)",
+                      .domain = D::Real,
+                      .cite = "000 errata 10 (SE), p solved for i by ir/logic"},
                      {.name = "exists-elim",
                       .lhs = "exists[?i < ?n] ?i == ?a",
                       .rhs = "0 <= ?a && ?a < ?n",
@@ -40,6 +46,12 @@ const RuleTable& sum_elim_table() {
                       .when = "not_free(?i, ?a)",
                       .domain = D::Ieee,
                       .cite = "000 errata 10 (E∃)"},
+                     {.name = "exists-elim-solved",
+                      .lhs = "exists[?i < ?n] ?p",
+                      .rhs = "0 <= ?a && ?a < ?n && { let ?i = ?a; ?p }",
+                      .when = "forces(?p, ?i, ?a); not_free(?i, ?a)",
+                      .domain = D::Ieee,
+                      .cite = "000 errata 10 (E∃), p solved for i by ir/logic"},
                  });
   return t;
 }
