@@ -31,8 +31,8 @@ const RuleTable* TableRegistry::find(std::string_view name) const {
 }
 
 std::vector<const RuleTable*> simplify_tables() {
-  return {&iverson_table(), &sum_elim_table(), &gen_index_table(),
-          &let_table(),     &ring_table(),     &loop_table()};
+  return {&iverson_table(), &index_arith_table(), &sum_elim_table(), &gen_index_table(),
+          &let_table(),     &ring_table(),        &loop_table()};
 }
 
 }  // namespace adlab::ir::rewrite
