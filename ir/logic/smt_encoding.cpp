@@ -241,6 +241,13 @@ SymValue Encoder::strong_zero(const z3::expr& pred, const SymValue& body, const 
 SymValue Encoder::access(const SymValue& tv, const std::vector<SymValue>& idx, Expr where) {
   if (!tv.tensor) throw Unencodable("indexing a value that is not a tensor at " + where_str(where));
   auto t = tv.tensor;
+  if (idx.size() > t->dims.size()) {  // a Gen of tensors: index the outer, then the element
+    std::vector<SymValue> outer(idx.begin(),
+                                idx.begin() + static_cast<std::ptrdiff_t>(t->dims.size()));
+    std::vector<SymValue> inner(idx.begin() + static_cast<std::ptrdiff_t>(t->dims.size()),
+                                idx.end());
+    return access(access(tv, outer, where), inner, where);
+  }
   z3::expr ok = t->defined;
   std::vector<z3::expr> at;
   for (std::size_t k = 0; k < idx.size(); ++k) {
@@ -507,6 +514,63 @@ SymValue Encoder::encode(Expr e) {
   return encode_node(e);
 }
 
+SymValue Encoder::materialised(const SymValue& v) {
+  if (!materialise || !v.tensor || v.tensor->type.is_tuple()) return v;
+  const SymTensor& t = *v.tensor;
+  std::vector<std::int64_t> dims;
+  std::int64_t total = 1;
+  for (const auto& d : t.dims) {
+    std::int64_t n = 0;
+    z3::expr s = d.simplify();
+    if (!s.is_numeral_i64(n) || n < 0) return v;
+    dims.push_back(n);
+    total *= n;
+    if (total > unroll_limit) return v;
+  }
+  // Row-major table of every element, computed once.
+  auto table = std::make_shared<std::vector<SymValue>>();
+  std::vector<std::int64_t> pt(dims.size(), 0);
+  for (std::int64_t k = 0; k < total; ++k) {
+    std::vector<z3::expr> idx;
+    std::int64_t rest = k;
+    for (std::size_t d = dims.size(); d-- > 0;) {
+      pt[d] = rest % dims[d];
+      rest /= dims[d];
+    }
+    for (auto p : pt) idx.push_back(z_.int_val(p));
+    table->push_back(t.at(idx));
+  }
+  auto m = std::make_shared<SymTensor>(t);
+  Type elem = t.type.element();
+  m->at = [this, table, dims, elem](const std::vector<z3::expr>& idx) {
+    std::int64_t flat = 0;
+    bool numeric = true;
+    for (std::size_t d = 0; d < dims.size() && numeric; ++d) {
+      std::int64_t i = 0;
+      z3::expr s = idx[d].simplify();
+      if (!s.is_numeral_i64(i) || i < 0 || i >= dims[d]) numeric = false;
+      flat = flat * dims[d] + i;
+    }
+    if (numeric) return (*table)[static_cast<std::size_t>(flat)];
+    // A symbolic index: a chain of selections over the table.
+    SymValue r = zero_of(elem);
+    for (std::size_t k = 0; k < table->size(); ++k) {
+      z3::expr hit = z_.bool_val(true);
+      std::size_t rest = k;
+      for (std::size_t d = dims.size(); d-- > 0;) {
+        hit = hit && idx[d] == z_.int_val(static_cast<std::int64_t>(rest % dims[d]));
+        rest /= dims[d];
+      }
+      const SymValue& e = (*table)[k];
+      if (!e.is_scalar()) return e;  // nested tensors are not tabled
+      r = SymValue::scalar(z3::ite(hit, e.value(), r.value()),
+                           z3::ite(hit, e.defined(), r.defined()));
+    }
+    return r;
+  };
+  return SymValue{{}, m, {}};
+}
+
 SymValue Encoder::encode_node(Expr e) {
   const Type& type = e->type;
   switch (e->kind) {
@@ -633,17 +697,43 @@ SymValue Encoder::encode_node(Expr e) {
         env_ = std::move(outer);
         return v;
       };
-      // Strict: the tensor is defined when every element is (checked at a symbolic point first).
-      std::vector<z3::expr> ks;
-      z3::expr_vector kv(z_);
-      z3::expr in = z_.bool_val(true);
-      for (std::size_t k = 0; k < t->dims.size(); ++k) {
-        ks.push_back(fresh_int(var_name(dom.vars[k])));
-        kv.push_back(ks.back());
-        in = in && ks.back() >= 0 && ks.back() < t->dims[k];
+      // Strict: the tensor is defined when every element is: a conjunction over the points of
+      // a small concrete shape, otherwise a quantifier (unless true at a symbolic point).
+      std::vector<std::int64_t> cdims;
+      std::int64_t total = 1;
+      for (const auto& d : t->dims) {
+        std::int64_t n = 0;
+        if (!d.simplify().is_numeral_i64(n) || n < 0 || (total *= n) > unroll_limit) {
+          cdims.clear();
+          total = -1;
+          break;
+        }
+        cdims.push_back(n);
       }
-      z3::expr d = defined_of(t->at(ks)).simplify();
-      if (!d.is_true()) t->defined = z3::forall(kv, z3::implies(in, d));
+      if (total >= 0) {
+        z3::expr all = z_.bool_val(true);
+        for (std::int64_t k = 0; k < total; ++k) {
+          std::int64_t rest = k;
+          std::vector<z3::expr> idx(cdims.size(), z_.int_val(0));
+          for (std::size_t d = cdims.size(); d-- > 0;) {
+            idx[d] = z_.int_val(rest % cdims[d]);
+            rest /= cdims[d];
+          }
+          all = all && defined_of(t->at(idx));
+        }
+        t->defined = all.simplify();
+      } else {
+        std::vector<z3::expr> ks;
+        z3::expr_vector kv(z_);
+        z3::expr in = z_.bool_val(true);
+        for (std::size_t k = 0; k < t->dims.size(); ++k) {
+          ks.push_back(fresh_int(var_name(dom.vars[k])));
+          kv.push_back(ks.back());
+          in = in && ks.back() >= 0 && ks.back() < t->dims[k];
+        }
+        z3::expr d = defined_of(t->at(ks)).simplify();
+        if (!d.is_true()) t->defined = z3::forall(kv, z3::implies(in, d));
+      }
       return SymValue{{}, t, {}};
     }
     case NodeKind::Reduce:
@@ -763,7 +853,7 @@ SymValue Encoder::encode_node(Expr e) {
     }
     case NodeKind::Let: {
       auto* l = e.as<Let>();
-      SymValue v = encode(l->value);
+      SymValue v = materialised(encode(l->value));
       if (l->vars.size() == 1) {
         bind(l->vars[0], v);
       } else {
@@ -837,7 +927,7 @@ std::vector<SymValue> Encoder::encode_function(const Function& f) {
   std::vector<Expr> bound;
   z3::expr def = z_.bool_val(true);
   for (const auto& s : f.stmts) {
-    SymValue v = encode(s.value);
+    SymValue v = materialised(encode(s.value));
     def = def && defined_of(v);
     if (s.vars.size() == 1) {
       bind(s.vars[0], v);

@@ -86,6 +86,9 @@ class Encoder {
   // Single-point sum lemma (paper 000 errata 10, SE): with a symbolic bound, a sum whose body is
   // [i == a && q] * e (i not free in a) is encoded as [0 <= a < n && q{i:=a}] * e{i:=a}.
   bool use_sum_lemmas = true;
+  // Tensors bound by lets and statements whose dimensions are numbers are evaluated once into a
+  // table of elements (translation validation: chains of statements stay linear in size).
+  bool materialise = false;
   // Largest number of terms an unrolled sum, max, exists, loop or scan may have.
   std::int64_t unroll_limit = 4096;
   // The fresh index at which values_agree last compared two tensors (for counterexamples).
@@ -113,6 +116,7 @@ class Encoder {
 
  private:
   SymValue encode_node(Expr e);
+  SymValue materialised(const SymValue& v);
   SymValue access(const SymValue& t, const std::vector<SymValue>& idx, Expr where);
   SymValue strong_zero(const z3::expr& pred, const SymValue& body, const Type& type);
   SymValue zero_of(const Type& t);
