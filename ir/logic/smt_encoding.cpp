@@ -163,8 +163,8 @@ void Encoder::symbols_for_free_vars() {
   on_free_var = [this](Expr v) {
     auto it = symbols_.find(v);
     if (it != symbols_.end()) return it->second;
+    // No sign is assumed: a free i64 may be a size, an index or data; callers state facts.
     SymValue s = symbol(var_name(v), v->type);
-    if (v->type.is_index()) assumptions.push_back(s.value() >= 0);  // a free i64 is a size
     symbols_.emplace(v, s);
     return s;
   };

@@ -104,8 +104,8 @@ class Encoder {
   // Facts the symbols carry (sizes are non-negative, absent sparse entries are zero): assumed by
   // every query built on this encoder.
   std::vector<z3::expr> assumptions;
-  // The handler for free variables that makes each one a symbol named after it (sizes: integers
-  // >= 0), created once per variable.
+  // The handler for free variables that makes each one a symbol named after it, created once per
+  // variable (no sign is assumed for integers: a free i64 may be data).
   void symbols_for_free_vars();
 
   // Formulas: value equality in the model (IEEE: same datum, so NaN == NaN and -0 != +0).

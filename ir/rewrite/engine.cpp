@@ -187,16 +187,17 @@ std::optional<Expr> Engine::apply_rules(Expr e, const std::vector<Expr>& facts,
   return std::nullopt;
 }
 
-Expr Engine::rewrite(Expr e) {
-  std::vector<Expr> facts;
+Expr Engine::rewrite(Expr e, std::vector<Expr> facts) {
   Normaliser n(*this, facts, pos_of(e));
   return n.mutate(e);
 }
 
 FunctionPtr Engine::rewrite(const Function& f) {
   auto g = std::make_shared<Function>(f);
-  for (auto& s : g->stmts) s.value = rewrite(s.value);
-  for (auto& r : g->results) r = rewrite(r);
+  std::vector<Expr> facts;
+  for (const auto& s : f.sizes) facts.push_back(dsl::le(dsl::ilit(0), s));
+  for (auto& s : g->stmts) s.value = rewrite(s.value, facts);
+  for (auto& r : g->results) r = rewrite(r, facts);
   return g;
 }
 

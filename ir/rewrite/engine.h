@@ -38,8 +38,10 @@ class Engine {
  public:
   Engine(std::vector<const RuleTable*> tables, EngineOptions options = {});
 
-  Expr rewrite(Expr e);
-  // Rewrites every statement and result; the function keeps its name and signature.
+  // `facts`: what holds where e is (e.g. 0 <= n for the sizes of its function).
+  Expr rewrite(Expr e, std::vector<Expr> facts = {});
+  // Rewrites every statement and result, knowing that sizes are non-negative; the function keeps
+  // its name and signature.
   FunctionPtr rewrite(const Function& f);
 
   const std::vector<TraceStep>& trace() const { return trace_; }

@@ -126,3 +126,13 @@ TEST_CASE("000 TC22: the erratum 5.10 as printed leaves y unbound", "[smt]") {
   Engine good({&let_table()});
   CHECK(free_vars(good.rewrite(t)).empty());
 }
+
+TEST_CASE("an i64 that is not a size has no sign: 0 <= k stays for data k", "[smt]") {
+  // Soundness: only sizes (and binder indices) are known to be non-negative.
+  CHECK(simplify("[0 <= j] * y") == "[0 <= j] * y");
+  Module mod =
+      parse_module("func f(x: f64[n], k: i64) -> f64 {\n  return [0 <= n && 0 <= k] * x[0]\n}\n");
+  Engine e(simplify_tables());
+  auto g = e.rewrite(*mod.functions[0]);
+  CHECK(expr_str(g->results[0]) == "[0 <= k] * x[0]");
+}

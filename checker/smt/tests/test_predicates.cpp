@@ -9,4 +9,3 @@
 #include "ir/syntax/printer.h"
 
 using namespace adlab::ir;
-
