@@ -3,6 +3,7 @@
 
 #include "ad/dualrev/dualrev_strategy.h"
 #include "ad/fd/fd_strategy.h"
+#include "ad/scatter/scatter_strategy.h"
 
 #include <algorithm>
 
@@ -48,6 +49,7 @@ StrategyRegistry& StrategyRegistry::instance() {
     static StrategyRegistry r;
     r.add(make_fd_strategy());
     r.add(make_dualrev_strategy());
+    r.add(make_scatter_strategy());
     return &r;
   }();
   return *registry;

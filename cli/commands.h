@@ -12,5 +12,6 @@ void add_check_syntax(CLI::App& app, int& status);
 void add_eval_suite(CLI::App& app, int& status);
 void add_check(CLI::App& app, int& status);
 void add_grad(CLI::App& app, int& status);
+void add_rules(CLI::App& app, int& status);
 
 }  // namespace adlab::cli

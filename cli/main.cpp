@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   adlab::cli::add_eval_suite(app, status);
   adlab::cli::add_check(app, status);
   adlab::cli::add_grad(app, status);
+  adlab::cli::add_rules(app, status);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,7 +1,11 @@
 // Affine normal form of index expressions, used for shape equality and affine-ness checks.
 #include "ir/affine.h"
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
+
+#include "ir/builder.h"
 
 namespace adlab::ir {
 
@@ -87,6 +91,28 @@ bool same_shape(const Type& a, const Type& b) {
   for (std::size_t k = 0; k < a.fields.size(); ++k)
     if (!same_shape(a.fields[k], b.fields[k])) return false;
   return true;
+}
+
+Expr from_affine(const Affine& a) {
+  using namespace dsl;
+  std::vector<std::pair<Expr, std::int64_t>> terms(a.coeffs.begin(), a.coeffs.end());
+  std::sort(terms.begin(), terms.end(),
+            [](const auto& x, const auto& y) { return x.first->id < y.first->id; });
+  // A positive term first reads best: `i + m - 3` rather than `-3 + i + m`.
+  std::stable_partition(terms.begin(), terms.end(), [](const auto& t) { return t.second > 0; });
+  Expr out;
+  for (const auto& [atom, c] : terms) {
+    std::int64_t mag = c < 0 ? -c : c;
+    Expr term = mag == 1 ? atom : ilit(mag) * atom;
+    if (!out.defined())
+      out = c < 0 ? -term : term;
+    else
+      out = c < 0 ? out - term : out + term;
+  }
+  if (!out.defined()) return ilit(a.constant);
+  if (a.constant > 0) out = out + ilit(a.constant);
+  if (a.constant < 0) out = out - ilit(-a.constant);
+  return out;
 }
 
 }  // namespace adlab::ir

@@ -21,6 +21,8 @@ struct Affine {
 // The affine form of an i64 expression; nullopt if it is not affine (and !opaque_atoms).
 std::optional<Affine> to_affine(Expr e, bool opaque_atoms = false);
 bool is_affine(Expr e);
+// An i64 expression for an affine form: atoms in creation order, `a + b - 2 * c + 3`.
+Expr from_affine(const Affine& a);
 // Whether two integer expressions are equal for every value of their variables (a sound,
 // incomplete test: equal affine forms over opaque atoms).
 bool provably_equal(Expr a, Expr b);

@@ -53,6 +53,13 @@ Tolerance Tolerance::with_floor(double accuracy) const {
   return t;
 }
 
+Tolerance Tolerance::allowing_ops(std::int64_t program_ops) const {
+  if (program_ops <= ops) return *this;
+  Tolerance t = *this;
+  t.ops = program_ops;
+  return t.with_floor(floor);
+}
+
 Comparison compare(const std::vector<double>& got, const std::vector<ir::mp50>& want,
                    double tolerance, const std::vector<std::size_t>& groups, double floor_scale) {
   Comparison c;
@@ -75,7 +82,7 @@ Comparison compare(const std::vector<double>& got, const std::vector<ir::mp50>& 
     bool zero_group = !(scale > 1e-30 * std::max(1.0, floor_scale));
     for (std::size_t k = start; k < end; ++k) {
       double w = ir::math::to_double(want[k]);
-      double denom = zero_group ? std::max(1e-3 * floor_scale, 1e-300)
+      double denom = zero_group ? std::max(floor_scale, 1e-300)
                                 : std::max({std::fabs(w), 1e-3 * scale, 1e-300});
       double err = std::isfinite(got[k]) && std::isfinite(w) ? std::fabs(got[k] - w) / denom : inf;
       if (!std::isfinite(err)) {

@@ -10,7 +10,7 @@
 namespace adlab::checker {
 
 // tolerance = max(floor, min(1e-8, C * u * sqrt(ops + 1) * max(1, rho / u))), u = 2^-53, C = 64,
-// ops the primal's operation count and rho the primal's measured relative float64 error
+// ops the larger of the primal's and the checked program's operation counts, rho the primal's measured relative float64 error
 // (double run against the 50-digit run). `floor` is the strategy's declared accuracy
 // (0 for AD; finite differences declare theirs).
 struct Tolerance {
@@ -21,6 +21,9 @@ struct Tolerance {
   std::string basis() const;
   // The same model with another floor (the model needs one double primal run per entry).
   Tolerance with_floor(double accuracy) const;
+  // The model for a computation of `program_ops` operations when that is more than the primal's:
+  // a derivative or closed-form program is a different computation with its own rounding.
+  Tolerance allowing_ops(std::int64_t program_ops) const;
 };
 
 Tolerance derive_tolerance(const ir::Function& f, const std::vector<ir::Tensor>& inputs,
@@ -30,7 +33,7 @@ Tolerance derive_tolerance(const ir::Function& f, const std::vector<ir::Tensor>&
 // Entry k's error is |got - want| / max(|want|, 1e-3 * scale(k), tiny), where scale(k) is the
 // largest |want| in k's group (a Jacobian row of one (result, wrt) block, or one block of a
 // vector): small entries that cancel are judged against their group. A group whose reference
-// is zero throughout (an identically zero derivative) is judged against 1e-3 * floor_scale
+// is zero throughout (an identically zero derivative) is judged against floor_scale
 // (the function's magnitude). A non-finite reference or result fails the comparison.
 struct Comparison {
   bool pass = true;

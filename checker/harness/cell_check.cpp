@@ -148,6 +148,11 @@ void check_cell(const EntryContext& ctx, const ad::Strategy& s, const ad::Reques
   ModeRun run;
   try {
     run = run_mode(ctx, *exe, req.mode, dir);
+    // The derivative program's own rounding: its operation count, when the backend counts.
+    if (const ir::OpCounts* c = exe->counts()) {
+      tol = tol.allowing_ops(c->total());
+      cell.tolerance = tol.value;
+    }
   } catch (
       const ad::Unsupported& ex) {  // only differentiate() may decline; a running derivative errs
     throw Error(std::string("the derivative failed while running: ") + ex.what());

@@ -88,9 +88,13 @@ void print_table(std::ostream& os, const HarnessResult& r) {
        << c.backend << std::setw(9) << c.mode << std::setw(12) << status_name(c.status)
        << std::right << std::scientific << std::setprecision(2) << std::setw(11) << c.worst_error
        << std::setw(11) << c.tolerance << std::fixed;
-    if (c.complexity)
-      os << std::setw(9) << std::setprecision(1) << c.complexity->ratio << std::setw(8)
-         << std::setprecision(2) << c.complexity->derivative_slope;
+    if (c.complexity) {
+      std::ostringstream ratio;
+      ratio << std::fixed << std::setprecision(1) << c.complexity->ratio
+            << (c.complexity->within_bound ? "" : "!");  // over a bound the strategy does not claim
+      os << std::setw(9) << ratio.str() << std::setw(8) << std::setprecision(2)
+         << c.complexity->derivative_slope;
+    }
     os << "\n";
     if (c.status != Status::Pass && !c.detail.empty()) os << "    " << c.detail << "\n";
   }

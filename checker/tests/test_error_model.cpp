@@ -111,10 +111,14 @@ TEST_CASE("compare judges exact zeros against the floor scale (the primal)", "[u
     CHECK_FALSE(c.pass);
     CHECK(c.worst_error > 1e100);
   }
-  SECTION("with floor scale 2: 1e-12 / 2e-3") {
+  SECTION("with floor scale 2: 1e-12 / 2") {
     Comparison c = compare(got, mp(want), 1e-8, {}, 2);
     CHECK(c.pass);
-    CHECK(c.worst_error == Approx(5e-10).epsilon(1e-6));
+    CHECK(c.worst_error == Approx(5e-13).epsilon(1e-6));
+  }
+  SECTION("a zero derivative computed as 1e-10 of the function's magnitude fails") {
+    Comparison c = compare({1e-10, 0}, mp(want), 1e-12, {}, 1);
+    CHECK_FALSE(c.pass);
   }
   SECTION("a group that is not zero is judged against itself, however large the function") {
     // f = x + 1e20 has derivative 1: a huge primal must not hide a wrong derivative.

@@ -9,6 +9,7 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -86,8 +87,9 @@ class CorruptedExecutable : public backends::Executable {
 // transformation) or as an engine that corrupts its outputs. Exact: accuracy 0.
 class OracleStrategy : public ad::Strategy {
  public:
-  OracleStrategy(std::string name, Corruption corrupt)
-      : name_(std::move(name)), corrupt_(std::move(corrupt)) {}
+  // `cost_claim`: declared reverse mode, claiming (true) or not (false) the cheap-gradient bound.
+  OracleStrategy(std::string name, Corruption corrupt, std::optional<bool> cost_claim = {})
+      : name_(std::move(name)), corrupt_(std::move(corrupt)), cost_claim_(cost_claim) {}
   std::string_view name() const override { return name_; }
   std::string_view paper() const override { return "test"; }
   ad::Capabilities capabilities() const override {
@@ -96,6 +98,8 @@ class OracleStrategy : public ad::Strategy {
     c.variants = {"exact"};
     c.emits_ir = !corrupt_;
     c.accuracy = 0;
+    c.reverse = cost_claim_.has_value();
+    c.cheap_gradient = cost_claim_.value_or(false);
     return c;
   }
   ad::Derivative differentiate(const ir::FunctionPtr& f, const ad::Request& r) const override {
@@ -117,6 +121,7 @@ class OracleStrategy : public ad::Strategy {
  private:
   std::string name_;
   Corruption corrupt_;
+  std::optional<bool> cost_claim_;
 };
 
 // fd with an executable that throws when run.
@@ -210,6 +215,10 @@ void register_test_strategies() {
   add("test_nan", nan_entry);
   add("test_truncated", truncate);
   if (!reg.find("test_throws")) reg.add(std::make_unique<ThrowingStrategy>());
+  for (bool claim : {true, false}) {
+    std::string name = claim ? "test_claims_cheap" : "test_no_cost_claim";
+    if (!reg.find(name)) reg.add(std::make_unique<OracleStrategy>(name, nullptr, claim));
+  }
 }
 
 nlohmann::json normal() {
@@ -521,6 +530,33 @@ TEST_CASE("a value input of the wrong length for the manifest's sizes gives ERRO
   INFO(describe(c));
   CHECK(c.status == Status::Error);
   CHECK_FALSE(r.ok());
+}
+
+}  // namespace
+}  // namespace adlab::checker
+
+namespace adlab::checker {
+namespace {
+
+TEST_CASE("a cost bound fails only strategies that claim it (000 Thm 6.35)", "[unit]") {
+  // sinx's hand-written gradient costs more than the primal: a bound of 1 is exceeded.
+  auto e = entry("sinx_bound", "sinx", 5, {{"x", normal()}}, "gradient");
+  e["cost_bound"] = 1.0;
+  std::string m = tiny_suite().write_manifest("bound", {e});
+  register_test_strategies();
+  HarnessOptions o;
+  o.strategies = {"test_claims_cheap", "test_no_cost_claim"};
+  o.backends = {"interp"};
+  o.complexity = true;
+  HarnessResult r = run_harness({ir::load_manifest(m)}, o);
+  const Cell& claims = cell(r, "sinx_bound", "test_claims_cheap");
+  REQUIRE(claims.complexity);
+  CHECK_FALSE(claims.complexity->within_bound);
+  CHECK(claims.status == Status::Fail);
+  CHECK_THAT(claims.detail, Catch::Contains("exceeds the bound"));
+  const Cell& free = cell(r, "sinx_bound", "test_no_cost_claim");
+  CHECK(free.status == Status::Pass);
+  CHECK_THAT(free.detail, Catch::Contains("not claimed by test_no_cost_claim"));
 }
 
 }  // namespace

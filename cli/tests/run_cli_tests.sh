@@ -283,7 +283,36 @@ expect_err "grad unknown wrt" 'error: `prod` has no parameter `z`' grad prod.adl
 expect_err "grad bad direction" 'error: --direction expects ones, random or random:SEED, got `up`' \
   grad prod.adl --strategy fd --mode jvp --direction up --input x=x3.json --input y=y4.json
 
-for sub in "" eval print check-syntax eval-suite check grad; do
+# adlab print --simplify --trace (issue 3): paper 000 E4 / TC5, the one-hot sensitivity of the
+# 1D convolution, rewrites to Gen_i [0 <= i - 2 < m] c[i - 2] (0-based: shifted by m - 1).
+cat >e4.adl <<'EOF'
+func onehot(c: f64[m], n: i64) -> f64[n] {
+  return gen[i < n] sum[j < m] (gen[k < n + m - 1] [k == 2] * 1.0)[i - j + m - 1] * c[j]
+}
+EOF
+expect_out "print --simplify (000 TC5)" 'func onehot(c: f64[m], n: i64) -> f64[n] {
+  return gen[i < n] [0 <= m + i - 3 && m + i - 3 < m] * c[m + i - 3]
+}' print e4.adl --simplify
+"$ADLAB" print e4.adl --simplify --trace >out 2>err
+check "print --trace names the rules with positions" grep -q '^# e4.adl:2:21: sum-elim-solved \[000 errata 10' out
+check "print --trace output still parses" "$ADLAB" check-syntax out --quiet
+expect_err "print --trace without --simplify" 'error: --trace needs --simplify' print e4.adl --trace
+expect_err "print --simplify with an unknown table" 'error: unknown rule table `nope` (see `adlab rules --list`)' \
+  print e4.adl --simplify --table nope
+expect_err "print --simplify refuses the errata" 'error: the errata table holds wrong rules: it is not applied' \
+  print e4.adl --simplify --table errata
+# adlab rules: the errata corpus must be refuted (exit 0), each counterexample replayed.
+"$ADLAB" rules --table errata >out 2>err
+check "rules --table errata exits 0 (every erratum refuted)" test $? -eq 0
+check "rules: 000 (5.21) unguarded is refuted" grep -q '000-5.21-unguarded .*REFUTED' out
+check "rules: counterexamples are replayed" grep -q 'replayed on the interpreter: left error' out
+"$ADLAB" rules --table ring --json >out 2>err
+check "rules --json lists the ring table" grep -q '"rule": "mul-one"' out
+expect_err "rules with an unknown table" 'error: unknown rule table `nope` (known: ...' rules --table nope
+"$ADLAB" rules --list >out 2>err
+check "rules --list shows the citations" grep -q 'index-gen \[000 (5.21) guarded' out
+
+for sub in "" eval print check-syntax eval-suite check grad rules; do
   # shellcheck disable=SC2086
   "$ADLAB" $sub --help >out 2>err
   check "\`adlab $sub --help\` exits 0" test $? -eq 0

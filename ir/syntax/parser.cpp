@@ -82,6 +82,15 @@ class Parser {
     return e;
   }
 
+  Type standalone_type(const std::vector<Expr>& scope) {
+    scopes_.emplace_back();
+    for (auto v : scope) scopes_.back()[var_name(v)] = v;
+    Type t = type();
+    skip_newlines();
+    if (peek().kind != Tok::End) fail("end of type");
+    return t;
+  }
+
  private:
   // ---- tokens ----
   const Token& peek(std::size_t k = 0) const { return toks_[std::min(pos_ + k, toks_.size() - 1)]; }
@@ -765,6 +774,11 @@ Module parse_file(const std::string& path) {
 Expr parse_expr(std::string_view source, const std::vector<Expr>& scope, const std::string& file) {
   Parser p(lex(source, file, Context::current().new_source_id()), file);
   return p.standalone_expr(scope);
+}
+
+Type parse_type(std::string_view source, const std::vector<Expr>& scope, const std::string& file) {
+  Parser p(lex(source, file, Context::current().new_source_id()), file);
+  return p.standalone_type(scope);
 }
 
 }  // namespace adlab::ir

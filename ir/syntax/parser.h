@@ -15,5 +15,8 @@ Module parse_file(const std::string& path);
 // Parses a single expression in a scope of named variables (for tests and tools).
 Expr parse_expr(std::string_view source, const std::vector<Expr>& scope,
                 const std::string& file = "<expr>");
+// Parses a type (`f64[n, m] @csr`) whose dimensions use the named variables of `scope`.
+Type parse_type(std::string_view source, const std::vector<Expr>& scope,
+                const std::string& file = "<type>");
 
 }  // namespace adlab::ir

@@ -1,0 +1,182 @@
+// Expression-level adjoints, paper 002 section 4.9 (the PrimApp table of the implementation).
+#include "ad/scatter/scalar_adjoint.h"
+
+#include "ad/scatter/kernel.h"
+#include "ad/strategy.h"
+#include "ir/context.h"
+#include "ir/substitute.h"
+
+namespace adlab::ad::scatter {
+
+using namespace ir;
+
+Expr mul(Expr a, Expr b) {
+  if (is_literal(a, 1) && !a->flexible) return b;
+  if (is_literal(b, 1) && !b->flexible) return a;
+  return Binary::make(BinaryOp::Mul, a, b);
+}
+
+namespace {
+
+Expr add(Expr a, Expr b) {
+  return Binary::make(BinaryOp::Add, a, b);
+}
+Expr sub(Expr a, Expr b) {
+  return Binary::make(BinaryOp::Sub, a, b);
+}
+Expr div(Expr a, Expr b) {
+  return Binary::make(BinaryOp::Div, a, b);
+}
+Expr neg(Expr a) {
+  return Unary::make(UnaryOp::Neg, a);
+}
+Expr prim(PrimOp op, Expr a) {
+  return Prim::make(op, {a});
+}
+Expr lit(double v, ElemType e) {
+  return Literal::make(v, e);
+}
+
+class Adjoint {
+ public:
+  Adjoint(const IsActive& active, std::vector<Contribution>& out, Expr root, Expr stored)
+      : active_(active), out_(out), root_(root), stored_(stored) {}
+
+  bool depends(Expr e) {
+    if (!is_float(e->type.elem) || !e->type.is_scalar()) return false;
+    for (auto v : free_vars(e))
+      if (active_(v)) return true;
+    return false;
+  }
+
+  // Propagates adjoint g of scalar expression e under guard.
+  void back(Expr e, Expr g, Expr guard) {
+    if (!depends(e)) return;
+    ElemType t = e->type.elem;
+    switch (e->kind) {
+      case NodeKind::Var:
+        out_.push_back({e, {}, g, guard});
+        return;
+      case NodeKind::Access: {
+        auto& n = *e.as<Access>();
+        if (!n.tensor.as<Var>())
+          throw Unsupported(pos_of(e), "scatter: an access of a non-variable");
+        out_.push_back({n.tensor, n.indices, g, guard});
+        return;
+      }
+      case NodeKind::Unary: {
+        auto& n = *e.as<Unary>();
+        back(n.a, neg(g), guard);  // adjoint of -a: -g
+        return;
+      }
+      case NodeKind::Binary: {
+        auto& n = *e.as<Binary>();
+        switch (n.op) {
+          case BinaryOp::Add:  // adjoint of a+b: (g, g)
+            back(n.a, g, guard);
+            back(n.b, g, guard);
+            return;
+          case BinaryOp::Sub:  // adjoint of a-b: (g, -g)
+            back(n.a, g, guard);
+            back(n.b, neg(g), guard);
+            return;
+          case BinaryOp::Mul:  // adjoint of a*b: (g*b, g*a)
+            back(n.a, mul(g, n.b), guard);
+            back(n.b, mul(g, n.a), guard);
+            return;
+          case BinaryOp::Div:  // adjoint of a/b: (g/b, -g*a/(b*b))
+            back(n.a, div(g, n.b), guard);
+            back(n.b, neg(div(mul(g, n.a), mul(n.b, n.b))), guard);
+            return;
+          default:
+            return;  // comparisons, logic and % are discrete
+        }
+      }
+      case NodeKind::Prim:
+        prim_back(*e.as<Prim>(), e, g, guard, t);
+        return;
+      case NodeKind::Select: {  // only the taken branch passes its adjoint
+        auto& n = *e.as<Select>();
+        back(n.then_value, g, and_guard(guard, n.cond));
+        back(n.else_value, g, and_guard(guard, Unary::make(UnaryOp::Not, n.cond)));
+        return;
+      }
+      case NodeKind::Iverson: {  // a strong zero passes nothing where its predicate fails
+        auto& n = *e.as<Iverson>();
+        back(n.body, g, and_guard(guard, n.pred));
+        return;
+      }
+      case NodeKind::Literal:
+        return;
+      default:
+        throw Unsupported(pos_of(e), std::string("scatter: `") + kind_name(e->kind) +
+                                         "` inside a scalar kernel body");
+    }
+  }
+
+ private:
+  const IsActive& active_;
+  std::vector<Contribution>& out_;
+  Expr root_, stored_;
+
+  void prim_back(const Prim& n, Expr e, Expr g, Expr guard, ElemType t) {
+    Expr x = n.args.empty() ? Expr() : n.args[0];
+    if (e == root_ && stored_.defined()) e = stored_;
+    switch (n.op) {
+      case PrimOp::Exp:  // exp' = exp
+        return back(x, mul(g, e), guard);
+      case PrimOp::Log:  // log' = 1/x
+        return back(x, div(g, x), guard);
+      case PrimOp::Log1p:
+        return back(x, div(g, add(lit(1, t), x)), guard);
+      case PrimOp::Expm1:
+        return back(x, mul(g, prim(PrimOp::Exp, x)), guard);
+      case PrimOp::Sin:
+        return back(x, mul(g, prim(PrimOp::Cos, x)), guard);
+      case PrimOp::Cos:
+        return back(x, neg(mul(g, prim(PrimOp::Sin, x))), guard);
+      case PrimOp::Tan:  // tan' = 1 + tan^2
+        return back(x, mul(g, add(lit(1, t), mul(e, e))), guard);
+      case PrimOp::Tanh:  // tanh' = 1 - tanh^2
+        return back(x, mul(g, sub(lit(1, t), mul(e, e))), guard);
+      case PrimOp::Sigmoid:  // s' = s (1 - s)
+        return back(x, mul(g, mul(e, sub(lit(1, t), e))), guard);
+      case PrimOp::Sqrt:  // sqrt' = 1 / (2 sqrt x)
+        return back(x, div(g, mul(lit(2, t), e)), guard);
+      case PrimOp::Abs:  // abs' = sign, +1 at 0 (digest 9.2 fold_3)
+        return back(x, Select::make(Binary::make(BinaryOp::Lt, x, lit(0, t)), neg(g), g), guard);
+      case PrimOp::Pow: {  // pow(a, b)' = (b pow(a, b-1), pow(a, b) log a)
+        Expr b = n.args[1];
+        back(x, mul(g, mul(b, Prim::make(PrimOp::Pow, {x, sub(b, lit(1, t))}))), guard);
+        back(b, mul(g, mul(e, prim(PrimOp::Log, x))), guard);
+        return;
+      }
+      case PrimOp::Max:
+      case PrimOp::Min: {  // max(a, b)' = a > b ? (g, 0) : (0, g) (paper 002 section 4.6 ties)
+        Expr c = Binary::make(n.op == PrimOp::Max ? BinaryOp::Gt : BinaryOp::Lt, x, n.args[1]);
+        back(x, g, and_guard(guard, c));
+        back(n.args[1], g, and_guard(guard, Unary::make(UnaryOp::Not, c)));
+        return;
+      }
+      case PrimOp::Floor:
+      case PrimOp::Round:
+      case PrimOp::ToF64:
+      case PrimOp::ToF32:
+      case PrimOp::ToI64:
+      case PrimOp::Band:
+      case PrimOp::Bxor:
+        return;  // discrete: zero adjoint (paper 002 section 1)
+      case PrimOp::Lgamma:
+        throw Unsupported(pos_of(e), "scatter: the derivative of lgamma (digamma) has no IR form");
+    }
+  }
+};
+
+}  // namespace
+
+void scalar_adjoint(Expr body, Expr seed, Expr guard, const IsActive& active,
+                    std::vector<Contribution>& out, Expr stored) {
+  Adjoint(active, out, body, stored).back(body, seed, guard);
+}
+
+}  // namespace adlab::ad::scatter

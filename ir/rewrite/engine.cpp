@@ -1,0 +1,215 @@
+#include "ir/rewrite/engine.h"
+
+#include <sstream>
+
+#include "ir/affine.h"
+#include "ir/builder.h"
+#include "ir/context.h"
+#include "ir/mutator.h"
+#include "ir/substitute.h"
+#include "ir/syntax/printer.h"
+
+namespace adlab::ir::rewrite {
+
+// Normalises bottom-up, carrying the facts of the context (binder bounds, brackets, branches).
+class Normaliser : public Mutator {
+ public:
+  Normaliser(Engine& eng, std::vector<Expr>& facts, SourcePos near)
+      : eng_(eng), facts_(facts), near_(std::move(near)) {}
+
+  Expr mutate(Expr e) override {
+    SourcePos saved = near_;
+    if (SourcePos p = pos_of(e); p.valid()) near_ = p;
+    Expr r = e;
+    switch (e->kind) {
+#define ADLAB_NODE(N)                              \
+  case NodeKind::N:                                \
+    r = mutate_node(static_cast<const N&>(*e), e); \
+    break;
+#include "ir/node_kinds.def"
+    }
+    if (r != e && near_.valid() && !pos_of(r).valid()) at_pos(r, near_);
+    while (auto out = eng_.apply_rules(r, facts_, near_)) {
+      r = renormalise(*out);
+    }
+    near_ = saved;
+    return r;
+  }
+
+ protected:
+  using Mutator::mutate_node;
+  Expr mutate_node(const Gen& n, Expr self) override {
+    Domain d = mutate_domain(n.dom);
+    Expr body = under(d, [&] { return mutate(n.body); });
+    return d.vars == n.dom.vars && d.bounds == n.dom.bounds && body == n.body ? self
+                                                                              : Gen::make(d, body);
+  }
+  Expr mutate_node(const Reduce& n, Expr self) override {
+    Domain d = mutate_domain(n.dom);
+    Expr body = under(d, [&] { return mutate(n.body); });
+    if (same(d, n.dom) && body == n.body) return self;
+    return Reduce::make(n.op, d, body);
+  }
+  Expr mutate_node(const Exists& n, Expr self) override {
+    Domain d = mutate_domain(n.dom);
+    Expr body = under(d, [&] { return mutate(n.pred); });
+    if (same(d, n.dom) && body == n.pred) return self;
+    return Exists::make(d, body);
+  }
+  Expr mutate_node(const Iverson& n, Expr self) override {
+    Expr p = mutate(n.pred);
+    std::size_t mark = facts_.size();
+    facts_.push_back(p);
+    Expr body = mutate(n.body);
+    facts_.resize(mark);
+    return p == n.pred && body == n.body ? self : Iverson::make(p, body);
+  }
+  Expr mutate_node(const Select& n, Expr self) override {
+    Expr c = mutate(n.cond);
+    std::size_t mark = facts_.size();
+    facts_.push_back(c);
+    Expr a = mutate(n.then_value);
+    facts_.back() = dsl::operator!(c);
+    Expr b = mutate(n.else_value);
+    facts_.resize(mark);
+    return c == n.cond && a == n.then_value && b == n.else_value ? self : Select::make(c, a, b);
+  }
+
+ private:
+  static bool same(const Domain& a, const Domain& b) {
+    return a.vars == b.vars && a.bounds == b.bounds && a.source == b.source && a.prefix == b.prefix;
+  }
+  template <class F>
+  Expr under(const Domain& d, F&& body) {
+    std::size_t mark = facts_.size();
+    if (!d.is_stored())
+      for (std::size_t k = 0; k < d.vars.size(); ++k) {
+        facts_.push_back(dsl::le(dsl::ilit(0), d.vars[k]));
+        facts_.push_back(dsl::lt(d.vars[k], d.bounds[k]));
+      }
+    Expr r = body();
+    facts_.resize(mark);
+    return r;
+  }
+  Expr renormalise(Expr e) {
+    // The right side is built from normal pieces, but new redexes can appear inside it.
+    Normaliser inner(eng_, facts_, near_);
+    switch (e->kind) {
+#define ADLAB_NODE(N) \
+  case NodeKind::N:   \
+    return inner.mutate_node(static_cast<const N&>(*e), e);
+#include "ir/node_kinds.def"
+    }
+    return e;
+  }
+
+  Engine& eng_;
+  std::vector<Expr>& facts_;
+  SourcePos near_;
+};
+
+Engine::Engine(std::vector<const RuleTable*> tables, EngineOptions options)
+    : tables_(std::move(tables)), options_(options) {}
+
+bool Engine::conditions_hold(const Rule& r, Bindings& b, const std::vector<Expr>& facts) {
+  auto get = [&](Expr v) -> Expr {
+    auto it = b.find(v);
+    return it == b.end() ? Expr() : it->second;
+  };
+  for (const auto& c : r.conditions) {
+    switch (c.kind) {
+      case CondKind::NotFree: {
+        Expr i = get(c.args[0]), e = get(c.args[1]);
+        if (i.defined() && e.defined() && is_free_in(i, e)) return false;
+        break;
+      }
+      case CondKind::Fresh:
+      case CondKind::Partial:
+        break;
+      case CondKind::IsScalar:
+        if (Expr e = get(c.args[0]); e.defined() && !e->type.is_scalar()) return false;
+        break;
+      case CondKind::SameType: {
+        Expr x = get(c.args[0]), y = get(c.args[1]);
+        if (x.defined() && y.defined() && !same_shape(x->type, y->type)) return false;
+        break;
+      }
+      case CondKind::InRange: {
+        Expr a = get(c.args[0]), n = get(c.args[1]);
+        if (!a.defined() || !n.defined()) return false;
+        Expr goal = dsl::operator&&(dsl::le(dsl::ilit(0), a), dsl::lt(a, n));
+        if (logic_.implies(facts, goal) != logic::Answer::Yes) return false;
+        break;
+      }
+      case CondKind::Forces: {
+        Expr p = get(c.args[0]), i = get(c.args[1]), a = get(c.args[2]);
+        if (!p.defined() || !i.defined()) return false;
+        if (!a.defined()) {
+          auto solved = logic_.solve_for(p, i);
+          if (!solved) return false;
+          b[c.args[2]] = *solved;
+        } else if (logic_.implies({p}, dsl::eq(i, a)) != logic::Answer::Yes) {
+          return false;
+        }
+        break;
+      }
+      case CondKind::Fact: {
+        Bindings copy = b;
+        Expr goal = instantiate(r, c.fact, copy);
+        if (logic_.implies(facts, goal) != logic::Answer::Yes) return false;
+        break;
+      }
+    }
+  }
+  return true;
+}
+
+std::optional<Expr> Engine::apply_rules(Expr e, const std::vector<Expr>& facts,
+                                        const SourcePos& near) {
+  for (const RuleTable* t : tables_)
+    for (const Rule& r : t->rules) {
+      Bindings b;
+      if (!match(r, r.lhs, e, b) || !conditions_hold(r, b, facts)) continue;
+      Expr out = instantiate(r, r.rhs, b);
+      if (++steps_ > options_.max_steps) {
+        std::string last;
+        for (std::size_t k = trace_.size() > 5 ? trace_.size() - 5 : 0; k < trace_.size(); ++k)
+          last += (last.empty() ? "" : ", ") + trace_[k].rule;
+        throw Error(near, "rewriting did not terminate within " +
+                              std::to_string(options_.max_steps) +
+                              " steps (the last rules applied: " + last + ")");
+      }
+      if (options_.record_trace)
+        trace_.push_back(TraceStep{r.name(), r.spec.cite, near, expr_str(e), expr_str(out)});
+      if (near.valid() && !pos_of(out).valid()) at_pos(out, near);
+      return out;
+    }
+  return std::nullopt;
+}
+
+Expr Engine::rewrite(Expr e, std::vector<Expr> facts) {
+  Normaliser n(*this, facts, pos_of(e));
+  return n.mutate(e);
+}
+
+FunctionPtr Engine::rewrite(const Function& f) {
+  auto g = std::make_shared<Function>(f);
+  std::vector<Expr> facts;
+  for (const auto& s : f.sizes) facts.push_back(dsl::le(dsl::ilit(0), s));
+  for (auto& s : g->stmts) s.value = rewrite(s.value, facts);
+  for (auto& r : g->results) r = rewrite(r, facts);
+  return g;
+}
+
+std::string format_trace(const std::vector<TraceStep>& trace) {
+  std::ostringstream os;
+  for (const auto& s : trace) {
+    if (s.pos.valid()) os << s.pos.str() << ": ";
+    os << s.rule;
+    if (!s.cite.empty()) os << " [" << s.cite << "]";
+    os << ": " << s.before << "  ->  " << s.after << "\n";
+  }
+  return os.str();
+}
+
+}  // namespace adlab::ir::rewrite
