@@ -124,7 +124,14 @@ class IrEngine : public backends::Executable {
         args.push_back(std::move(d));
       }
       if (split_) {
-        outs = run_split(args);
+        try {
+          outs = run_split(args);
+        } catch (const Error&) {
+          // The pieces' messages name the split's variables (`lo + i`): rerun the function
+          // whole so that the error reads as the program is written.
+          outs = interp_.run_tensors(*f_, args);
+          counts_ += interp_.counts();
+        }
       } else {
         outs = interp_.run_tensors(*f_, args);
         counts_ += interp_.counts();

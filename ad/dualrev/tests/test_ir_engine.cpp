@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "ad/dualrev/ir_engine.h"
+#include "ad/dualrev/tape.h"
 #include "ad/strategy.h"
 #include "ir/syntax/parser.h"
 #include "ir/tensor/tensor_ops.h"
@@ -47,6 +48,11 @@ func particles[T](pos: f64[P, 2], vel: f64[P, 2]) -> f64 {
 func floor_dims(a: f64[n]) -> f64 {
   let a1 = gen[i < n / 4 + 1, k < n] a[k] * f64(i)
   return sum[l < n] a1[1, l]
+}
+
+func shifted(x: f64[n]) -> f64 {
+  let y = gen[i < n] x[i + 1] * 2
+  return sum[j < n] y[j]
 }
 
 func rounding(x: f64) -> f64 {
@@ -136,7 +142,7 @@ TEST_CASE("dualrev reports UNSUPPORTED for f32 rounding and modes it lacks; bad 
   CHECK(s->capabilities().variants.front() == "tape");
   CHECK_THROWS_AS(s->differentiate(program("rounding"), Request{}), Unsupported);
   CHECK_THROWS_WITH(s->differentiate(program("rounding"), Request{}),
-                    Catch::Contains("dualrev_test.adl:36:14") && Catch::Contains("f32"));
+                    Catch::Contains("dualrev_test.adl:41:14") && Catch::Contains("f32"));
   CHECK_THROWS_AS(s->differentiate(program("running_example"), Request{{}, Mode::Jvp, ""}),
                   Unsupported);
   CHECK_THROWS_WITH(
@@ -204,4 +210,13 @@ TEST_CASE("dualrev gen split: a floor-division shape keeps the function whole", 
       run("dualrev", "floor_dims", Mode::Gradient, {ir::dense_f64({7}, {1, 2, 3, 4, 5, 6, 7})});
   REQUIRE(out.size() == 2);
   for (double g : out[1].values) CHECK(g == 1.0);
+}
+
+TEST_CASE("dualrev gen split: an out-of-range read inside a chunk is an adlab::Error",
+          "[dualrev]") {
+  ::setenv("ADLAB_THREADS", "2", 1);
+  CHECK_THROWS_WITH(run("dualrev", "shifted", Mode::Gradient, {ir::dense_f64({4}, {1, 2, 3, 4})}),
+                    Catch::Contains("index out of range") && Catch::Contains("x[i + 1]"));
+  ::unsetenv("ADLAB_THREADS");
+  CHECK(dualrev::tl_job == nullptr);
 }
