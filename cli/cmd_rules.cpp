@@ -140,8 +140,9 @@ void add_rules(CLI::App& app, int& status) {
     if (json) {
       text << j.dump(2) << "\n";
     } else {
-      text << total << " rules in " << chosen.size() << " tables, " << std::fixed
-           << std::setprecision(1) << seconds << " s: "
+      text << total << " rules in " << chosen.size()
+           << (chosen.size() == 1 ? " table, " : " tables, ") << std::fixed << std::setprecision(1)
+           << seconds << " s: "
            << (bad == 0 ? "every rule as expected (core proved, errata refuted)"
                         : std::to_string(bad) + " not as expected")
            << "\n";
