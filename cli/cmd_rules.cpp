@@ -10,6 +10,7 @@
 
 #include "checker/smt/rule_prover.h"
 #include "cli/commands.h"
+#include "cli/output.h"
 #include "ir/error.h"
 #include "ir/rewrite/tables/tables.h"
 
@@ -147,13 +148,7 @@ void add_rules(CLI::App& app, int& status) {
                         : std::to_string(bad) + " not as expected")
            << "\n";
     }
-    if (out.empty()) {
-      std::cout << text.str();
-    } else {
-      std::ofstream f(out);
-      if (!f) throw adlab::Error("cannot write `" + out + "`");
-      f << text.str();
-    }
+    write_output(out, text.str());
     status = bad == 0 ? 0 : 1;
   });
 }
