@@ -69,13 +69,7 @@ int run(const EvalArgs& a) {
       text << "  ops: " << interp.counts().str() << " (paper cost " << interp.counts().paper_cost()
            << ")\n";
   }
-  if (a.out.empty()) {
-    std::cout << text.str();
-  } else {
-    std::ofstream o(a.out);
-    if (!o) throw Error("cannot write `" + a.out + "`");
-    o << text.str();
-  }
+  write_output(a.out, text.str());
   return 0;
 }
 

@@ -10,6 +10,7 @@
 #include <map>
 
 #include "cli/commands.h"
+#include "cli/output.h"
 #include "ir/interp/interpreter.h"
 #include "ir/suite/inputs.h"
 #include "ir/syntax/parser.h"
@@ -158,10 +159,7 @@ void add_eval_suite(CLI::App& app, int& status) {
            << rows.size() << " entries (" << sizes << " sizes): " << tally["OK"] << " ok, "
            << tally["FAIL"] << " failed, " << tally["ERROR"] << " errors\n";
     }
-    if (out.empty())
-      std::cout << text.str();
-    else
-      std::ofstream(out) << text.str();
+    write_output(out, text.str());
     status = rows.empty() || tally["OK"] != static_cast<int>(rows.size()) ? 1 : 0;
   });
 }

@@ -10,6 +10,7 @@
 
 #include "ad/strategy.h"
 #include "checker/gradcheck/layout.h"
+#include "checker/harness/cell_check.h"
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "cli/program_inputs.h"
@@ -38,25 +39,9 @@ std::vector<double> direction_values(const std::string& spec, std::size_t n) {
         throw Error("--direction " + spec + ": the seed must be a non-negative integer");
       seed = std::stoull(digits);
     }
-    std::mt19937_64 rng(seed);
-    std::vector<double> v(n);
-    for (auto& x : v) x = static_cast<double>(rng() >> 11) * 0x1.0p-53 * 2 - 1;
-    return v;
+    return checker::random_direction(n, seed);
   }
   throw Error("--direction expects ones, random or random:SEED, got `" + spec + "`");
-}
-
-// Tensors shaped like the blocks of `layout` (taken from `like`) holding `flat`.
-std::vector<ir::Tensor> shaped(const checker::Layout& layout, const std::vector<ir::Tensor>& like,
-                               const std::vector<double>& flat) {
-  std::vector<ir::Tensor> out;
-  for (const auto& b : layout.blocks) {
-    ir::Tensor t = like[b.index];
-    t.values.assign(flat.begin() + static_cast<std::ptrdiff_t>(b.offset),
-                    flat.begin() + static_cast<std::ptrdiff_t>(b.offset + b.count));
-    out.push_back(t);
-  }
-  return out;
 }
 
 // Labels of the derivative's outputs in the calling convention of `mode` (ad/strategy.h).
@@ -123,10 +108,10 @@ int run(const GradArgs& a) {
     auto out = checker::output_layout(results);
     std::vector<ir::Tensor> args = p.inputs;
     if (req.mode == ad::Mode::Jvp || req.mode == ad::Mode::Hvp) {
-      auto t = shaped(in, p.inputs, direction_values(a.direction, in.size));
+      auto t = checker::shaped_like(in, p.inputs, direction_values(a.direction, in.size));
       args.insert(args.end(), t.begin(), t.end());
     } else if (req.mode == ad::Mode::Vjp) {
-      auto c = shaped(out, results, direction_values(a.direction, out.size));
+      auto c = checker::shaped_like(out, results, direction_values(a.direction, out.size));
       args.insert(args.end(), c.begin(), c.end());
     }
     backends::Options bo;
@@ -157,13 +142,7 @@ int run(const GradArgs& a) {
              << ")\n";
     }
   }
-  if (a.out.empty()) {
-    std::cout << text.str();
-  } else {
-    std::ofstream o(a.out);
-    if (!o) throw Error("cannot write `" + a.out + "`");
-    o << text.str();
-  }
+  write_output(a.out, text.str());
   return 0;
 }
 

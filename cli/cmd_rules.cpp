@@ -10,6 +10,7 @@
 
 #include "checker/smt/rule_prover.h"
 #include "cli/commands.h"
+#include "cli/output.h"
 #include "ir/error.h"
 #include "ir/rewrite/tables/tables.h"
 
@@ -140,19 +141,14 @@ void add_rules(CLI::App& app, int& status) {
     if (json) {
       text << j.dump(2) << "\n";
     } else {
-      text << total << " rules in " << chosen.size() << " tables, " << std::fixed
-           << std::setprecision(1) << seconds << " s: "
+      text << total << " rules in " << chosen.size()
+           << (chosen.size() == 1 ? " table, " : " tables, ") << std::fixed << std::setprecision(1)
+           << seconds << " s: "
            << (bad == 0 ? "every rule as expected (core proved, errata refuted)"
                         : std::to_string(bad) + " not as expected")
            << "\n";
     }
-    if (out.empty()) {
-      std::cout << text.str();
-    } else {
-      std::ofstream f(out);
-      if (!f) throw adlab::Error("cannot write `" + out + "`");
-      f << text.str();
-    }
+    write_output(out, text.str());
     status = bad == 0 ? 0 : 1;
   });
 }

@@ -1,9 +1,12 @@
 // Formatting of tensors and results.
 #include "cli/output.h"
 
+#include <fstream>
 #include <iomanip>
+#include <iostream>
 #include <sstream>
 
+#include "ir/error.h"
 #include "ir/interp/scalar.h"
 #include "ir/tensor/json_io.h"
 #include "ir/tensor/tensor_ops.h"
@@ -69,6 +72,16 @@ nlohmann::json result_json(const ir::Tensor& t) {
 
 std::string type_of(const ir::Tensor& t) {
   return ir::type_str(t.elem, t.storage, t.shape);
+}
+
+void write_output(const std::string& out, const std::string& text) {
+  if (out.empty()) {
+    std::cout << text;
+    return;
+  }
+  std::ofstream f(out);
+  if (!f) throw Error("cannot write `" + out + "`");
+  f << text;
 }
 
 }  // namespace adlab::cli

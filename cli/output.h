@@ -16,5 +16,7 @@ std::string format_tensor(const ir::BasicTensor<T>& t, int digits);
 // JSON of a result (double precision).
 nlohmann::json result_json(const ir::Tensor& t);
 std::string type_of(const ir::Tensor& t);
+// Writes `text` to stdout (`out` empty) or to the file `out` (throws adlab::Error if it cannot).
+void write_output(const std::string& out, const std::string& text);
 
 }  // namespace adlab::cli

@@ -24,6 +24,7 @@ class DualrevStrategy : public Strategy {
     c.parallel =
         false;  // IR gen/sum run sequentially in Interpreter<Dual> (docs/strategies/dualrev.md)
     c.reverse = true;
+    c.cheap_gradient = true;  // paper 003 section 9: O(T + I), checked against every cost_bound
     return c;
   }
   Derivative differentiate(const ir::FunctionPtr& f, const Request& r) const override {

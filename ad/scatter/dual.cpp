@@ -218,7 +218,18 @@ void Dual::dual_maxmin(const Kernel& k, Expr g) {
   Expr keep = Select::make(cmp(BinaryOp::Gt, q, ilit(0)),
                            cmp(wins, Access::make(P, plus(k.vars, isub(q, ilit(1)))), k.body),
                            Literal::make(0, ElemType::Bool));
-  Kernel d1{Expr(),
+  Expr suffix =
+      suffix_products(k, q, n, Select::make(keep, one_of(t), zero_of(t)), "keep", t).second;
+  Expr lam = mul(g, mul(Select::make(keep, zero_of(t), one_of(t)), suffix));
+  std::vector<Contribution> cs;
+  scalar_adjoint(
+      k.body, lam, Expr(), [&](Expr v) { return is_active(v); }, cs);
+  assemble(cs, plus(k.vars, q), plus(k.bounds, n), k.guard);
+}
+
+std::pair<Expr, Expr> Dual::suffix_products(const Kernel& k, Expr q, Expr n, Expr partial,
+                                            const std::string& hint, ElemType t) {
+  Kernel pk{Expr(),
             plus(k.vars, q),
             plus(k.bounds, n),
             k.guard,
@@ -228,9 +239,9 @@ void Dual::dual_maxmin(const Kernel& k, Expr g) {
             {},
             {},
             {},
-            Select::make(keep, one_of(t), zero_of(t)),
+            partial,
             k.pos};
-  Expr D1 = emit("keep", d1.value());
+  Expr P = emit(hint, pk.value());
   Expr u = index_var(names_, "u");
   Kernel sk{Expr(),
             k.vars,
@@ -242,16 +253,12 @@ void Dual::dual_maxmin(const Kernel& k, Expr g) {
             {n},
             {},
             {},
-            Access::make(D1, plus(k.vars, isub(isub(n, ilit(1)), u))),
+            Access::make(P, plus(k.vars, isub(isub(n, ilit(1)), u))),
             k.pos};
   Expr S = emit("sfx", sk.value());
   Expr suffix = Select::make(cmp(BinaryOp::Lt, iadd(q, ilit(1)), n),
                              Access::make(S, plus(k.vars, isub(isub(n, ilit(2)), q))), one_of(t));
-  Expr lam = mul(g, mul(Select::make(keep, zero_of(t), one_of(t)), suffix));
-  std::vector<Contribution> cs;
-  scalar_adjoint(
-      k.body, lam, Expr(), [&](Expr v) { return is_active(v); }, cs);
-  assemble(cs, plus(k.vars, q), plus(k.bounds, n), k.guard);
+  return {S, suffix};
 }
 
 // paper 002 section 4.6, rule for Foldl: with sc_t the state before step t,
@@ -328,35 +335,7 @@ void Dual::dual_fold(const Kernel& k, Expr g) {
     first = false;
   }
   d1 = substitute(d1, p, sct);
-  Kernel dk{Expr(),
-            plus(k.vars, t),
-            plus(k.bounds, n),
-            k.guard,
-            KernelKind::Map,
-            ReduceOp::Sum,
-            {},
-            {},
-            {},
-            {},
-            d1,
-            k.pos};
-  Expr D1 = emit("dstate", dk.value());
-  Expr u = index_var(names_, "u");
-  Kernel sk{Expr(),
-            k.vars,
-            k.bounds,
-            k.guard,
-            KernelKind::Scan,
-            ReduceOp::Prod,
-            {u},
-            {n},
-            {},
-            {},
-            Access::make(D1, plus(k.vars, isub(isub(n, ilit(1)), u))),
-            k.pos};
-  Expr S = emit("sfx", sk.value());
-  Expr suffix = Select::make(cmp(BinaryOp::Lt, iadd(t, ilit(1)), n),
-                             Access::make(S, plus(k.vars, isub(isub(n, ilit(2)), t))), one_of(et));
+  auto [S, suffix] = suffix_products(k, t, n, d1, "dstate", et);
   std::vector<Contribution> cs;
   scalar_adjoint(
       substitute(k.body, p, sct), mul(g, suffix), Expr(), [&](Expr v) { return is_active(v); }, cs);

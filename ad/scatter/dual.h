@@ -35,6 +35,12 @@ class Dual {
   ir::Expr collect(ir::Expr var, const std::string& hint);
   void assemble(const std::vector<Contribution>& cs, const std::vector<ir::Expr>& vars,
                 const std::vector<ir::Expr>& hull, ir::Expr guard);
+  // The suffix products prod_{j > q} partial_j over a kernel's inner index q < n (1 past the
+  // end): the per-step partials as a Map kernel, then a reversed scan (*). Returns the scan's
+  // variable and the suffix at q.
+  std::pair<ir::Expr, ir::Expr> suffix_products(const Kernel& k, ir::Expr q, ir::Expr n,
+                                                ir::Expr partial, const std::string& hint,
+                                                ir::ElemType t);
   void dual_kernel(const Kernel& k, ir::Expr dk);
   void dual_reduce(const Kernel& k, ir::Expr g);
   void dual_maxmin(const Kernel& k, ir::Expr g);

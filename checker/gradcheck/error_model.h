@@ -10,9 +10,9 @@
 namespace adlab::checker {
 
 // tolerance = max(floor, min(1e-8, C * u * sqrt(ops + 1) * max(1, rho / u))), u = 2^-53, C = 64,
-// ops the larger of the primal's and the checked program's operation counts, rho the primal's measured relative float64 error
-// (double run against the 50-digit run). `floor` is the strategy's declared accuracy
-// (0 for AD; finite differences declare theirs).
+// ops the larger of the primal's and the checked program's operation counts, rho the primal's
+// measured relative float64 error (double run against the 50-digit run). `floor` is the strategy's
+// declared accuracy (0 for AD; finite differences declare theirs).
 struct Tolerance {
   double value = 0;
   double rho = 0;

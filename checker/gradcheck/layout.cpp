@@ -107,4 +107,16 @@ template void scatter_into(const Layout&, const std::vector<double>&,
 template void scatter_into(const Layout&, const std::vector<ir::mp50>&,
                            std::vector<ir::BasicTensor<ir::mp50>>&);
 
+std::vector<ir::Tensor> shaped_like(const Layout& layout, const std::vector<ir::Tensor>& like,
+                                    const std::vector<double>& flat) {
+  std::vector<ir::Tensor> out;
+  for (const auto& b : layout.blocks) {
+    ir::Tensor t = like[b.index];
+    t.values.assign(flat.begin() + static_cast<std::ptrdiff_t>(b.offset),
+                    flat.begin() + static_cast<std::ptrdiff_t>(b.offset + b.count));
+    out.push_back(t);
+  }
+  return out;
+}
+
 }  // namespace adlab::checker

@@ -33,6 +33,11 @@ Layout input_layout(const ir::Function& f, const std::vector<std::string>& wrt,
                     const std::vector<ir::Tensor>& inputs);
 Layout output_layout(const std::vector<ir::Tensor>& results);
 
+// Tensors shaped like the blocks of `layout` (taken from `like`: the parameters or the results)
+// holding the values of `flat`: the tangents or cotangents of a jvp or vjp.
+std::vector<ir::Tensor> shaped_like(const Layout& layout, const std::vector<ir::Tensor>& like,
+                                    const std::vector<double>& flat);
+
 // The scalars of the blocks of `layout`, read from / written into tensors (values arrays).
 template <class T>
 std::vector<T> gather(const Layout& layout, const std::vector<ir::BasicTensor<T>>& tensors);

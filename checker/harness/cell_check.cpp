@@ -26,19 +26,6 @@ std::vector<double> flatten(const std::vector<ir::Tensor>& ts) {
   return out;
 }
 
-// Tensors shaped like the wrt parameters (or the results) holding the values of `flat`.
-std::vector<ir::Tensor> shaped_like(const Layout& layout, const std::vector<ir::Tensor>& like,
-                                    const std::vector<double>& flat) {
-  std::vector<ir::Tensor> out;
-  for (const auto& b : layout.blocks) {
-    ir::Tensor t = like[b.index];
-    t.values.assign(flat.begin() + static_cast<std::ptrdiff_t>(b.offset),
-                    flat.begin() + static_cast<std::ptrdiff_t>(b.offset + b.count));
-    out.push_back(t);
-  }
-  return out;
-}
-
 std::size_t result_count(const ir::Function& f) {
   return f.results.size();
 }

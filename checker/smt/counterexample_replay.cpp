@@ -13,6 +13,7 @@
 #include "ir/rewrite/pattern.h"
 #include "ir/substitute.h"
 #include "ir/syntax/printer.h"
+#include "ir/visitor.h"
 
 namespace adlab::checker::smt {
 
@@ -188,6 +189,29 @@ Replay replay_counterexample(const ir::rewrite::Rule& r, const z3::model& m,
                              const std::function<std::vector<Expr>(Expr)>& deps_of) {
   Replay out;
   z3::context& z = m.ctx();
+  // A primitive is uninterpreted in the proof: the model's function is not the interpreter's.
+  std::vector<Expr> stack{r.lhs, r.rhs};
+  while (!stack.empty()) {
+    Expr e = stack.back();
+    stack.pop_back();
+    if (auto* p = e.as<ir::Prim>()) {
+      switch (p->op) {
+        case ir::PrimOp::Abs:
+        case ir::PrimOp::Min:
+        case ir::PrimOp::Max:
+        case ir::PrimOp::ToF64:
+        case ir::PrimOp::ToI64:
+        case ir::PrimOp::Floor:
+          break;
+        default:
+          out.reason =
+              std::string("`") + ir::op_name(p->op) +
+              "` is uninterpreted in the proof; the interpreter's is a particular function";
+          return out;
+      }
+    }
+    for (const auto& c : ir::children(e)) stack.push_back(c);
+  }
   try {
     ir::rewrite::Bindings b;
     std::vector<std::pair<Expr, Expr>> outer;  // binder witness var, its outer value

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "ir/context.h"
+#include "ir/logic/predicates.h"
 #include "ir/substitute.h"
 #include "ir/syntax/printer.h"
 
@@ -329,18 +330,7 @@ SymValue Encoder::sum_lemma(const Reduce& r, Expr self) {
   auto* iv = r.body.as<Iverson>();
   if (!iv) throw SymbolicBound("no lemma applies");
   Expr i = r.dom.vars[0];
-  std::vector<Expr> conj, stack{iv->pred};
-  while (!stack.empty()) {
-    Expr p = stack.back();
-    stack.pop_back();
-    auto* b = p.as<Binary>();
-    if (b && b->op == BinaryOp::And) {
-      stack.push_back(b->b);
-      stack.push_back(b->a);
-    } else {
-      conj.push_back(p);
-    }
-  }
+  std::vector<Expr> conj = conjuncts(iv->pred);
   for (std::size_t k = 0; k < conj.size(); ++k) {
     auto* eq = conj[k].as<Binary>();
     if (!eq || eq->op != BinaryOp::Eq) continue;

@@ -81,14 +81,20 @@ class Normaliser : public Mutator {
   }
   template <class F>
   Expr under(const Domain& d, F&& body) {
-    std::size_t mark = facts_.size();
+    std::vector<Expr> saved = facts_;
+    // Facts about a variable this domain binds again are about another variable in its body.
+    std::erase_if(facts_, [&](Expr f) {
+      for (const auto& v : d.vars)
+        if (is_free_in(v, f)) return true;
+      return false;
+    });
     if (!d.is_stored())
       for (std::size_t k = 0; k < d.vars.size(); ++k) {
         facts_.push_back(dsl::le(dsl::ilit(0), d.vars[k]));
         facts_.push_back(dsl::lt(d.vars[k], d.bounds[k]));
       }
     Expr r = body();
-    facts_.resize(mark);
+    facts_ = std::move(saved);
     return r;
   }
   Expr renormalise(Expr e) {
@@ -171,6 +177,9 @@ std::optional<Expr> Engine::apply_rules(Expr e, const std::vector<Expr>& facts,
       Bindings b;
       if (!match(r, r.lhs, e, b) || !conditions_hold(r, b, facts)) continue;
       Expr out = instantiate(r, r.rhs, b);
+      // A rule proved at one type applies where it keeps the type (a literal in a right side
+      // is f64: `[false] * e -> 0` must not turn an f32 expression into an f64 one).
+      if (!(out->type == e->type)) continue;
       if (++steps_ > options_.max_steps) {
         std::string last;
         for (std::size_t k = trace_.size() > 5 ? trace_.size() - 5 : 0; k < trace_.size(); ++k)

@@ -136,3 +136,12 @@ TEST_CASE("an i64 that is not a size has no sign: 0 <= k stays for data k", "[sm
   auto g = e.rewrite(*mod.functions[0]);
   CHECK(expr_str(g->results[0]) == "[0 <= k] * x[0]");
 }
+
+TEST_CASE("a rewrite keeps the type of the term it replaces", "[smt]") {
+  // [false] * e -> 0 has an f64 literal on the right: not applied to an f32 term.
+  Expr z = Var::make("z", Type::scalar(ElemType::F32));
+  Expr t = parse_expr("[false] * z", {z});
+  Engine e(simplify_tables());
+  CHECK(e.rewrite(t) == t);
+  CHECK(simplify("[false] * y") == "0");
+}

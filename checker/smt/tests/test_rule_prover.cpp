@@ -136,3 +136,19 @@ TEST_CASE("a solver timeout is UNKNOWN, never a pass", "[smt]") {
   CHECK(p.verdict == Verdict::Unknown);
   CHECK_FALSE(is_pass(p.verdict));
 }
+
+TEST_CASE("an algebraic fact a rule relies on is an explicit, printed assumption", "[smt]") {
+  auto with = prove(ir::rewrite::iverson_table());
+  const auto& p = find(with, "bracket-exp-positive");
+  CHECK(p.verdict == Verdict::Proved);
+  REQUIRE(p.assumptions.size() == 1);
+  CHECK(p.assumptions[0] == "0 < exp(?e)");
+  // Without the assumption exp is any function: the rule is refuted.
+  auto bare = ir::rewrite::make_rule(
+      RuleSpec{.name = "no-fact", .lhs = "[0 < exp(?e)] * ?t", .rhs = "?t", .cite = "test"});
+  auto q = prove_rule(bare);
+  CHECK(q.verdict == Verdict::Refuted);
+  // The model's exp is not the interpreter's: the counterexample is not replayed, and says why.
+  CHECK_FALSE(q.replay.available);
+  CHECK_THAT(q.replay.reason, Catch::Contains("`exp` is uninterpreted"));
+}
