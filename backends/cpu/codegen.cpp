@@ -415,9 +415,11 @@ Scalar Emitter::scalar(Expr e) {
 
 std::string Emitter::value(Expr e) {
   const Type& t = e->type;
-  if (t.is_scalar() && e->kind != NodeKind::Proj && e->kind != NodeKind::Call &&
-      e->kind != NodeKind::Tuple)
-    return scalar(e).v;
+  const bool compound = e->kind == NodeKind::Proj || e->kind == NodeKind::Call ||
+                        e->kind == NodeKind::Tuple || e->kind == NodeKind::Loop ||
+                        e->kind == NodeKind::Gen || e->kind == NodeKind::Scan ||
+                        e->kind == NodeKind::Scatter;
+  if (t.is_scalar() && !compound) return scalar(e).v;
   switch (e->kind) {
     case NodeKind::Var:
       return name_of(e);

@@ -55,15 +55,15 @@ std::string shell_quote(const std::string& s) {
   return r + "'";
 }
 
-// The compiler's first error, located in the generated source and its IR statement.
+// The compiler's first error, located in the generated source (the first place the log names in
+// it) and the IR statement that line came from.
 Error compile_error(const std::string& log, const Unit& unit, const fs::path& src) {
   std::smatch m;
-  std::regex where(R"(:(\d+):(\d+): error: ([^\n]*))");
-  std::vector<std::string> notes;
   std::string message = "cpu backend: the generated C++ did not compile";
-  if (std::regex_search(log, m, where)) {
+  if (std::regex_search(log, m, std::regex(R"(error: ([^\n]*))"))) message += ": " + m[1].str();
+  std::vector<std::string> notes;
+  if (std::regex_search(log, m, std::regex(R"(\.cpp:(\d+):(\d+))"))) {
     std::size_t line = std::stoul(m[1].str());
-    message += ": " + m[3].str();
     notes.push_back("at " + src.string() + ":" + m[1].str() + ":" + m[2].str());
     if (line >= 1 && line <= unit.line_origin.size())
       notes.push_back("generated from " + unit.line_origin[line - 1]);

@@ -165,6 +165,7 @@ TEST_CASE("cpu: a compiler error names the generated line and the IR statement",
     FAIL("no error");
   } catch (const Error& e) {
     CHECK_THAT(e.message(), Catch::StartsWith("cpu backend: the generated C++ did not compile"));
+    INFO(e.what());
     REQUIRE(e.notes().size() == 2);
     CHECK_THAT(e.notes()[0], Catch::Contains(".cpp:"));
     CHECK_THAT(e.notes()[1], Catch::StartsWith("generated from "));
