@@ -22,7 +22,7 @@ namespace {
 
 struct GradArgs {
   std::string file, func, strategy, mode = "gradient", backend = "interp", direction = "ones", out,
-                                           keep_source;
+                                    keep_source;
   std::vector<std::string> wrt, inputs, sizes;
   bool emit = false, trace = false, json = false, counts = false;
 };

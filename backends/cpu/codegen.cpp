@@ -269,8 +269,8 @@ Scalar Emitter::scalar(Expr e) {
         return {r};
       }
       if (!fl && (b->op == BinaryOp::Div || b->op == BinaryOp::Mod)) {
-        int s = site(e, std::string("integer ") + op_name(b->op) + " by a non-positive value ({a}) in `" +
-                            expr_str(e) + "`");
+        int s = site(e, std::string("integer ") + op_name(b->op) +
+                            " by a non-positive value ({a}) in `" + expr_str(e) + "`");
         line("const i64 " + r + " = adlab_rt::" + (b->op == BinaryOp::Div ? "fdiv(" : "fmod(") +
              std::to_string(s) + ", " + x.v + ", " + y.v + ");");
         return {r};
@@ -280,19 +280,21 @@ Scalar Emitter::scalar(Expr e) {
                        : b->op == BinaryOp::Mul ? "*"
                        : b->op == BinaryOp::Div ? "/"
                                                 : nullptr;
-      if (!op) throw Unsupported(pos_of(e, source), "cpu backend: bad operator in `" + expr_str(e) + "`");
+      if (!op)
+        throw Unsupported(pos_of(e, source), "cpu backend: bad operator in `" + expr_str(e) + "`");
       line("const " + et + " " + r + " = " + x.v + " " + op + " " + y.v + ";");
-      std::string z = b->op == BinaryOp::Mul                              ? z_or(x.z, y.z)
-                      : b->op == BinaryOp::Div                            ? x.z
-                                                                          : z_and(x.z, y.z);
+      std::string z = b->op == BinaryOp::Mul   ? z_or(x.z, y.z)
+                      : b->op == BinaryOp::Div ? x.z
+                                               : z_and(x.z, y.z);
       return {r, z};
     }
     case NodeKind::Prim: {
       auto* p = e.as<Prim>();
       std::string r = fresh("p");
       if (p->op == PrimOp::ToF64 || p->op == PrimOp::ToF32) {
-        std::string x = is_float(p->args[0]->type.elem) ? scalar(p->args[0]).v
-                                                        : "T(static_cast<double>(" + index(p->args[0]) + "))";
+        std::string x = is_float(p->args[0]->type.elem)
+                            ? scalar(p->args[0]).v
+                            : "T(static_cast<double>(" + index(p->args[0]) + "))";
         if (p->op == PrimOp::ToF32) x = "T(static_cast<float>(" + x + "))";
         line("const T " + r + " = " + x + ";");
         return {r};
@@ -315,8 +317,8 @@ Scalar Emitter::scalar(Expr e) {
         if (f)
           line("const i64 " + r + " = " + f + "(" + x + ", " + y + ");");
         else
-          line("const i64 " + r + " = (" + x + ") " + (p->op == PrimOp::Band ? "&" : "^") + " (" + y +
-               ");");
+          line("const i64 " + r + " = (" + x + ") " + (p->op == PrimOp::Band ? "&" : "^") + " (" +
+               y + ");");
         return {r};
       }
       std::string x = scalar(p->args[0]).v;
@@ -328,7 +330,8 @@ Scalar Emitter::scalar(Expr e) {
       else if (const char* f = prim_fn(p->op))
         line("const T " + r + " = " + f + "(" + x + (y.empty() ? "" : ", " + y) + ");");
       else
-        throw Unsupported(pos_of(e, source), std::string("cpu backend: no translation of ") + op_name(p->op));
+        throw Unsupported(pos_of(e, source),
+                          std::string("cpu backend: no translation of ") + op_name(p->op));
       return {r};
     }
     case NodeKind::Select: {
@@ -379,13 +382,15 @@ Scalar Emitter::scalar(Expr e) {
       auto* n = e.as<Nz>();
       std::string t = tensor_operand(n->tensor);
       std::string key = fresh("key"), init;
-      for (std::size_t k = 0; k < n->indices.size(); ++k) init += (k ? ", " : "") + index(n->indices[k]);
+      for (std::size_t k = 0; k < n->indices.size(); ++k)
+        init += (k ? ", " : "") + index(n->indices[k]);
       line("const i64 " + key + "[] = {" + init + "};");
       return {"i64(adlab_rt::stored(" + t + ", " + key + "))"};
     }
     case NodeKind::Access: {
       auto* a = e.as<Access>();
-      if (a->tensor->type.is_tuple() || a->indices.size() != a->tensor->type.rank()) return {value(e)};
+      if (a->tensor->type.is_tuple() || a->indices.size() != a->tensor->type.rank())
+        return {value(e)};
       std::string t = tensor_operand(a->tensor);
       std::string r = fresh("a");
       line("const " + et + " " + r + " = " + access_full(*a, e, t) + ";");
@@ -492,7 +497,8 @@ std::string Emitter::value(Expr e) {
       auto* p = e.as<Proj>();
       std::string v = tensor_operand(p->tuple);
       std::string r = fresh("pr");
-      line("const " + ctype(t) + "& " + r + " = std::get<" + std::to_string(p->index) + ">(" + v + ");");
+      line("const " + ctype(t) + "& " + r + " = std::get<" + std::to_string(p->index) + ">(" + v +
+           ");");
       return r;
     }
     case NodeKind::Call: {
@@ -509,9 +515,9 @@ std::string Emitter::value(Expr e) {
       return r;
     }
     default:
-      throw Unsupported(pos_of(e, source),
-                        std::string("cpu backend: no translation of a ") + kind_name(e->kind) +
-                            " of type " + type_str(t) + " in `" + expr_str(e) + "`");
+      throw Unsupported(pos_of(e, source), std::string("cpu backend: no translation of a ") +
+                                               kind_name(e->kind) + " of type " + type_str(t) +
+                                               " in `" + expr_str(e) + "`");
   }
 }
 
@@ -556,7 +562,8 @@ void Emitter::function(const Function& f, bool entry) {
     rtype = ctype(f.results[0]->type);
   } else {
     rtype = "std::tuple<";
-    for (std::size_t k = 0; k < f.results.size(); ++k) rtype += (k ? ", " : "") + ctype(f.results[k]->type);
+    for (std::size_t k = 0; k < f.results.size(); ++k)
+      rtype += (k ? ", " : "") + ctype(f.results[k]->type);
     rtype += ">";
   }
   std::string params;
@@ -589,9 +596,9 @@ void Emitter::function(const Function& f, bool entry) {
           from = dim;
           line("const i64 " + n + " = " + dim + ";");
         } else {
-          int st = site(f.params[p], "shape mismatch: size `" + var_name(s) + "` is {b} but parameter `" +
-                                         var_name(f.params[p]) + "` dimension " + std::to_string(d) +
-                                         " gives {a}");
+          int st = site(f.params[p], "shape mismatch: size `" + var_name(s) +
+                                         "` is {b} but parameter `" + var_name(f.params[p]) +
+                                         "` dimension " + std::to_string(d) + " gives {a}");
           line("if (" + dim + " != " + n + ") adlab_rt::fail(" + std::to_string(st) +
                ", adlab_rt::kSizeMismatch, " + dim + ", " + n + ");");
         }
@@ -611,15 +618,16 @@ void Emitter::function(const Function& f, bool entry) {
         if (pt.dims[d].as<Var>()) continue;
         std::string want = bound_dim(pt.dims[d], f.params[p], true);
         std::string dim = pnames[p] + ".shape[" + std::to_string(d) + "]";
-        int st = site(f.params[p], "shape mismatch: parameter `" + var_name(f.params[p]) + "` dimension " +
-                                       std::to_string(d) + " is {a} but `" + expr_str(pt.dims[d]) +
-                                       "` = {b}");
+        int st = site(f.params[p], "shape mismatch: parameter `" + var_name(f.params[p]) +
+                                       "` dimension " + std::to_string(d) + " is {a} but `" +
+                                       expr_str(pt.dims[d]) + "` = {b}");
         line("if (" + dim + " != " + want + ") adlab_rt::fail(" + std::to_string(st) +
              ", adlab_rt::kArg, " + dim + ", " + want + ");");
       }
     }
   for (const auto& s : f.stmts) {
-    origin = "let " + (s.vars.size() == 1 ? var_name(s.vars[0]) : "(...)") + " = " + expr_str(s.value);
+    origin =
+        "let " + (s.vars.size() == 1 ? var_name(s.vars[0]) : "(...)") + " = " + expr_str(s.value);
     auto p = pos_of(s.value, source);
     if (p.valid()) origin += " at " + p.str();
     bind(s.vars, value(s.value), s.value->type, false);
@@ -651,7 +659,8 @@ Unit generate(const Function& f) {
   em.line("namespace {");
   em.line("using T = ADLAB_SCALAR;");
   em.line("using adlab_rt::i64;");
-  em.line("using std::exp, std::log, std::log1p, std::expm1, std::sin, std::cos, std::tan, std::tanh;");
+  em.line(
+      "using std::exp, std::log, std::log1p, std::expm1, std::sin, std::cos, std::tan, std::tanh;");
   em.line("using std::sqrt, std::abs, std::lgamma, std::floor, std::round, std::pow;");
   em.line("[[maybe_unused]] const adlab_rt::Services* services = nullptr;");
   std::vector<const Function*> callees;
@@ -667,8 +676,11 @@ Unit generate(const Function& f) {
   em.origin = "entry of `" + f.name + "`";
   em.line("}  // namespace");
   em.line("");
-  em.line("extern \"C\" int adlab_entry(const adlab_rt::InArg* in, const i64* sizes, adlab_rt::OutSink* out,");
-  em.line("                            adlab_rt::Failure* failure, const adlab_rt::Services* svc) {");
+  em.line(
+      "extern \"C\" int adlab_entry(const adlab_rt::InArg* in, const i64* sizes, "
+      "adlab_rt::OutSink* out,");
+  em.line(
+      "                            adlab_rt::Failure* failure, const adlab_rt::Services* svc) {");
   em.line("services = svc;");
   em.line("try {");
   std::string args;
@@ -681,7 +693,8 @@ Unit generate(const Function& f) {
               (is_float(pt.elem) ? "T(" + src + ".values[0])" : src + ".ints[0]") + ";");
     else
       em.line("const " + Emitter::ctype(pt) + " " + n + " = " +
-              (is_float(pt.elem) ? "adlab_rt::param<T>(" + src + ")" : "adlab_rt::view<i64>(" + src + ", " + src + ".ints)") +
+              (is_float(pt.elem) ? "adlab_rt::param<T>(" + src + ")"
+                                 : "adlab_rt::view<i64>(" + src + ", " + src + ".ints)") +
               ";");
     args += n + ", ";
   }
@@ -689,9 +702,11 @@ Unit generate(const Function& f) {
   for (std::size_t k = 0; k < f.results.size(); ++k) {
     const Type& rt = f.results[k]->type;
     if (rt.is_tuple())
-      throw Error(f.pos, "result " + std::to_string(k) + " is an array of tuples; project its fields");
+      throw Error(f.pos,
+                  "result " + std::to_string(k) + " is an array of tuples; project its fields");
     std::string v = f.results.size() == 1 ? "r" : "std::get<" + std::to_string(k) + ">(r)";
-    em.line(std::string(rt.dims.empty() ? "adlab_rt::put_scalar(out, " : "adlab_rt::put(out, ") + v + ");");
+    em.line(std::string(rt.dims.empty() ? "adlab_rt::put_scalar(out, " : "adlab_rt::put(out, ") +
+            v + ");");
   }
   em.line("} catch (const adlab_rt::Failure& f) {");
   em.line("*failure = f;");

@@ -22,8 +22,8 @@ struct Site {
 };
 
 struct Unit {
-  std::string source;             // the translation unit
-  std::vector<Site> sites;        // indexed by the site number of adlab_rt::Failure
+  std::string source;                    // the translation unit
+  std::vector<Site> sites;               // indexed by the site number of adlab_rt::Failure
   std::vector<std::string> line_origin;  // per source line (1-based): the IR statement emitted
 };
 

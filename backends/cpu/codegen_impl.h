@@ -34,9 +34,7 @@ class Emitter {
 
   // ---- types ----
   static std::string ctype(const ir::Type& t);
-  static std::string elem_type(ir::ElemType e) {
-    return ir::is_float(e) ? "T" : "i64";
-  }
+  static std::string elem_type(ir::ElemType e) { return ir::is_float(e) ? "T" : "i64"; }
 
   // ---- expressions (codegen.cpp) ----
   Scalar scalar(Expr e);

@@ -64,11 +64,12 @@ void Emitter::open_domain(const Domain& d, Expr owner) {
     return;
   }
   std::string key = fresh("prefix");
-  line("const i64 " + key + "[] = {" + (prefix.empty() ? std::string("0") : braced(prefix).substr(1)) +
+  line("const i64 " + key + "[] = {" +
+       (prefix.empty() ? std::string("0") : braced(prefix).substr(1)) +
        (prefix.empty() ? "};" : ";"));
   std::string kk = fresh("key");
-  line("adlab_rt::for_each_stored(" + t + ", " + key + ", " + std::to_string(k0) + ", [&](const i64* " +
-       kk + ", i64) {");
+  line("adlab_rt::for_each_stored(" + t + ", " + key + ", " + std::to_string(k0) +
+       ", [&](const i64* " + kk + ", i64) {");
   for (std::size_t v = 0; v < d.vars.size(); ++v) {
     std::string i = fresh(var_name(d.vars[v]));
     line("const i64 " + i + " = " + kk + "[" + std::to_string(k0 + v) + "];");
@@ -103,14 +104,16 @@ std::string Emitter::zero_value(const Type& t, Expr at) {
   if (t.dims.empty()) return is_float(t.elem) ? "T(0)" : "i64(0)";
   std::vector<std::string> dims;
   for (auto d : t.dims) dims.push_back(bound_dim(d, at, false));
-  if (t.storage == Storage::Dense) return "adlab_rt::dense<" + elem_type(t.elem) + ">(" + braced(dims) + ")";
+  if (t.storage == Storage::Dense)
+    return "adlab_rt::dense<" + elem_type(t.elem) + ">(" + braced(dims) + ")";
   return "adlab_rt::zero_sparse<" + elem_type(t.elem) + ">(" +
          (t.storage == Storage::Csr ? "adlab_rt::kCsr, " : "adlab_rt::kCoo, ") + braced(dims) + ")";
 }
 
 // tensor[keys...]: a scalar, a dense slice, or (an array of tuples) a tuple of them.
 std::string Emitter::index_value(Expr tensor_expr, const std::string& v, const Type& t, Expr self,
-                                 const std::vector<std::string>& keys, const std::vector<Expr>& idx) {
+                                 const std::vector<std::string>& keys,
+                                 const std::vector<Expr>& idx) {
   if (t.is_tuple()) {
     std::vector<std::string> fs;
     for (std::size_t k = 0; k < t.fields.size(); ++k) {
@@ -126,20 +129,23 @@ std::string Emitter::index_value(Expr tensor_expr, const std::string& v, const T
     return r;
   }
   if (keys.size() > t.dims.size())
-    throw Unsupported(pos_of(self, source), "cpu backend: too many indices in `" + expr_str(self) + "`");
+    throw Unsupported(pos_of(self, source),
+                      "cpu backend: too many indices in `" + expr_str(self) + "`");
   for (std::size_t k = 0; k < keys.size(); ++k) {
-    int s = site(self, "index out of range: `" + expr_str(idx[k]) + "` = {a} is outside [0, {b}) in `" +
-                           expr_str(self) + "` (dimension " + std::to_string(k) + ")");
+    int s =
+        site(self, "index out of range: `" + expr_str(idx[k]) + "` = {a} is outside [0, {b}) in `" +
+                       expr_str(self) + "` (dimension " + std::to_string(k) + ")");
     line("adlab_rt::check(" + std::to_string(s) + ", " + keys[k] + ", " + v + ".shape[" +
          std::to_string(k) + "], " + std::to_string(k) + ");");
   }
   std::string key = fresh("key"), r = fresh("ix");
-  line("const i64 " + key + "[] = " + braced(keys.empty() ? std::vector<std::string>{"0"} : keys) + ";");
+  line("const i64 " + key + "[] = " + braced(keys.empty() ? std::vector<std::string>{"0"} : keys) +
+       ";");
   if (keys.size() == t.dims.size())
     line("const " + elem_type(t.elem) + " " + r + " = adlab_rt::read(" + v + ", " + key + ");");
   else
-    line("const adlab_rt::Tensor<" + elem_type(t.elem) + "> " + r + " = adlab_rt::slice(" + v + ", " + key +
-         ", " + std::to_string(keys.size()) + ");");
+    line("const adlab_rt::Tensor<" + elem_type(t.elem) + "> " + r + " = adlab_rt::slice(" + v +
+         ", " + key + ", " + std::to_string(keys.size()) + ");");
   (void)tensor_expr;
   return r;
 }
@@ -155,10 +161,12 @@ void store_item(Emitter& em, const std::string& out, const std::string& item, co
     }
     return;
   }
-  em.line("adlab_rt::store(" + std::to_string(site) + ", " + out + ", " + block + ", " + item + ");");
+  em.line("adlab_rt::store(" + std::to_string(site) + ", " + out + ", " + block + ", " + item +
+          ");");
 }
 // A zero tensor of the gen's structure: outer dims then each field's inner dims.
-std::string alloc_result(Emitter& em, const Type& body, const std::vector<std::string>& outer, Expr at) {
+std::string alloc_result(Emitter& em, const Type& body, const std::vector<std::string>& outer,
+                         Expr at) {
   if (body.is_tuple()) {  // struct of arrays, as the interpreter holds arrays of tuples
     std::vector<std::string> fs, types;
     for (const auto& f : body.fields) {
@@ -183,12 +191,14 @@ std::string Emitter::gen(const Gen& g, Expr self) {
     std::string n = fresh("n");
     line("const i64 " + n + " = " + index(b) + ";");
     int s = site(b, "gen bound `" + expr_str(b) + "` is negative ({a})");
-    line("if (" + n + " < 0) adlab_rt::fail(" + std::to_string(s) + ", adlab_rt::kNegative, " + n + ");");
+    line("if (" + n + " < 0) adlab_rt::fail(" + std::to_string(s) + ", adlab_rt::kNegative, " + n +
+         ");");
     outer.push_back(n);
   }
   const Type& bt = g.body->type;
   for (const auto& f : bt.fields)
-    if (f.is_tuple()) throw Unsupported(pos_of(self, source), "cpu backend: nested tuples in a gen");
+    if (f.is_tuple())
+      throw Unsupported(pos_of(self, source), "cpu backend: nested tuples in a gen");
   std::string r = fresh("gen");
   line("auto " + r + " = " + alloc_result(*this, bt, outer, self) + ";");
   bool par = parallel_depth == 0;
@@ -210,7 +220,8 @@ std::string Emitter::gen(const Gen& g, Expr self) {
     if (k == 0 && par) line("try {");
   }
   std::string off = names[g.dom.vars[0].get()];
-  for (std::size_t k = 1; k < outer.size(); ++k) off = "(" + off + ") * " + outer[k] + " + " + names[g.dom.vars[k].get()];
+  for (std::size_t k = 1; k < outer.size(); ++k)
+    off = "(" + off + ") * " + outer[k] + " + " + names[g.dom.vars[k].get()];
   line("const i64 " + block + " = " + off + ";");
   int s = site(self, "a generated element has shape dimension {a} where {b} was expected");
   if (bt.is_scalar()) {
@@ -241,7 +252,8 @@ std::string Emitter::gen(const Gen& g, Expr self) {
 Scalar Emitter::reduce(const Reduce& r, Expr self) {
   const bool fl = is_float(r.body->type.elem);
   const std::string et = elem_type(r.body->type.elem);
-  if (r.op == ReduceOp::Prod) throw Unsupported(pos_of(self, source), "cpu backend: product reductions");
+  if (r.op == ReduceOp::Prod)
+    throw Unsupported(pos_of(self, source), "cpu backend: product reductions");
   auto saved = names;
   std::string acc = fresh("acc");
   if (r.op == ReduceOp::Sum) {
@@ -257,8 +269,8 @@ Scalar Emitter::reduce(const Reduce& r, Expr self) {
       std::string n = fresh("n"), i = fresh(var_name(r.dom.vars[0]));
       line("const i64 " + n + " = " + index(r.dom.bounds[0]) + ";");
       line("adlab_rt::ParallelFailure " + pf + ";");
-      line("#pragma omp parallel for schedule(static) reduction(+ : " + acc + ", " + terms + ") if (" + n +
-           " >= 65536)");
+      line("#pragma omp parallel for schedule(static) reduction(+ : " + acc + ", " + terms +
+           ") if (" + n + " >= 65536)");
       line("for (i64 " + i + " = 0; " + i + " < " + n + "; ++" + i + ") {");
       line("try {");
       names[r.dom.vars[0].get()] = i;
@@ -268,8 +280,10 @@ Scalar Emitter::reduce(const Reduce& r, Expr self) {
       open_domain(rest, self);
       Scalar x = scalar(r.body);
       line(acc + " += " + x.v + ";");
-      if (x.z != "false") line("if (!(" + x.z + ")) ++" + terms + ";");
-      else line("++" + terms + ";");
+      if (x.z != "false")
+        line("if (!(" + x.z + ")) ++" + terms + ";");
+      else
+        line("++" + terms + ";");
       close_domain(rest);
       line("} catch (const adlab_rt::Failure& f) {");
       line(pf + ".note(" + i + ", f);");
@@ -280,8 +294,10 @@ Scalar Emitter::reduce(const Reduce& r, Expr self) {
       open_domain(r.dom, self);
       Scalar x = scalar(r.body);
       line(acc + " += " + x.v + ";");
-      if (x.z != "false") line("if (!(" + x.z + ")) ++" + terms + ";");
-      else line("++" + terms + ";");
+      if (x.z != "false")
+        line("if (!(" + x.z + ")) ++" + terms + ";");
+      else
+        line("++" + terms + ";");
       close_domain(r.dom);
     }
     --parallel_depth;
@@ -309,12 +325,15 @@ Scalar Emitter::reduce(const Reduce& r, Expr self) {
 
 std::string Emitter::scan(const Scan& s, Expr self) {
   if (s.dom.is_stored() || s.dom.vars.size() != 1)
-    throw Unsupported(pos_of(self, source), "cpu backend: scan over a stored or multi-dimensional domain");
+    throw Unsupported(pos_of(self, source),
+                      "cpu backend: scan over a stored or multi-dimensional domain");
   const std::string et = elem_type(s.body->type.elem);
-  std::string n = fresh("n"), r = fresh("scan"), acc = fresh("acc"), i = fresh(var_name(s.dom.vars[0]));
+  std::string n = fresh("n"), r = fresh("scan"), acc = fresh("acc"),
+              i = fresh(var_name(s.dom.vars[0]));
   line("const i64 " + n + " = " + index(s.dom.bounds[0]) + ";");
   int st = site(s.dom.bounds[0], "scan bound is negative");
-  line("if (" + n + " < 0) adlab_rt::fail(" + std::to_string(st) + ", adlab_rt::kNegative, " + n + ");");
+  line("if (" + n + " < 0) adlab_rt::fail(" + std::to_string(st) + ", adlab_rt::kNegative, " + n +
+       ");");
   line("auto " + r + " = adlab_rt::dense<" + et + ">({" + n + "});");
   line(et + " " + acc + "{};");
   auto saved = names;
@@ -348,7 +367,8 @@ std::string Emitter::scan(const Scan& s, Expr self) {
 
 std::string Emitter::loop(const Loop& l, Expr self) {
   if (l.dom.is_stored() || l.dom.vars.size() != 1)
-    throw Unsupported(pos_of(self, source), "cpu backend: loop over a stored or multi-dimensional domain");
+    throw Unsupported(pos_of(self, source),
+                      "cpu backend: loop over a stored or multi-dimensional domain");
   std::vector<std::string> inits;
   for (auto i : l.init) {
     std::string n = fresh("init");
@@ -395,10 +415,12 @@ std::string Emitter::scatter(const Scatter& s, Expr self) {
   const std::string et = elem_type(t.elem);
   std::vector<std::string> shape;
   for (auto d : t.dims) shape.push_back(bound_dim(d, self, true));
-  if (t.storage == Storage::Csr) throw Unsupported(pos_of(self, source), "cpu backend: @csr scatter targets");
+  if (t.storage == Storage::Csr)
+    throw Unsupported(pos_of(self, source), "cpu backend: @csr scatter targets");
   bool coo = t.storage == Storage::Coo;
   if (s.at.empty()) throw Unsupported(pos_of(self, source), "cpu backend: rank-0 scatter targets");
-  if (coo && !fl) throw Unsupported(pos_of(self, source), "cpu backend: integer @coo scatter targets");
+  if (coo && !fl)
+    throw Unsupported(pos_of(self, source), "cpu backend: integer @coo scatter targets");
   std::string r = fresh("sc"), acc = fresh("coo");
   if (coo)
     line("std::map<std::vector<i64>, T> " + acc + ";");
@@ -417,10 +439,11 @@ std::string Emitter::scatter(const Scatter& s, Expr self) {
     for (std::size_t k = 0; k < s.at.size(); ++k) {
       std::string kv = fresh("at");
       line("const i64 " + kv + " = " + index(s.at[k]) + ";");
-      int st = site(self, "index out of range: `" + expr_str(s.at[k]) + "` = {a} is outside [0, {b}) in `" +
-                              expr_str(self) + "` (dimension " + std::to_string(k) + ")");
-      line("adlab_rt::check(" + std::to_string(st) + ", " + kv + ", " + shape[k] + ", " + std::to_string(k) +
-           ");");
+      int st = site(self, "index out of range: `" + expr_str(s.at[k]) +
+                              "` = {a} is outside [0, {b}) in `" + expr_str(self) +
+                              "` (dimension " + std::to_string(k) + ")");
+      line("adlab_rt::check(" + std::to_string(st) + ", " + kv + ", " + shape[k] + ", " +
+           std::to_string(k) + ");");
       keys.push_back(kv);
     }
     if (coo) {
@@ -428,7 +451,8 @@ std::string Emitter::scatter(const Scatter& s, Expr self) {
       line("if (!it.second) it.first->second += " + xv + "; }");
     } else {
       std::string off = keys[0];
-      for (std::size_t k = 1; k < keys.size(); ++k) off = "(" + off + ") * " + shape[k] + " + " + keys[k];
+      for (std::size_t k = 1; k < keys.size(); ++k)
+        off = "(" + off + ") * " + shape[k] + " + " + keys[k];
       line(r + ".own[static_cast<std::size_t>(" + off + ")] += " + xv + ";");
     }
   } else {
@@ -442,14 +466,16 @@ std::string Emitter::scatter(const Scatter& s, Expr self) {
     for (std::size_t k = 0; k < s.at.size(); ++k) {
       std::string kv = fresh("at");
       line("const i64 " + kv + " = " + index(s.at[k]) + ";");
-      int st = site(self, "index out of range: `" + expr_str(s.at[k]) + "` = {a} is outside [0, {b}) in `" +
-                              expr_str(self) + "` (dimension " + std::to_string(k) + ")");
-      line("adlab_rt::check(" + std::to_string(st) + ", " + kv + ", " + shape[k] + ", " + std::to_string(k) +
-           ");");
+      int st = site(self, "index out of range: `" + expr_str(s.at[k]) +
+                              "` = {a} is outside [0, {b}) in `" + expr_str(self) +
+                              "` (dimension " + std::to_string(k) + ")");
+      line("adlab_rt::check(" + std::to_string(st) + ", " + kv + ", " + shape[k] + ", " +
+           std::to_string(k) + ");");
       keys.push_back(kv);
     }
     std::string off = keys[0];
-    for (std::size_t k = 1; k < keys.size(); ++k) off = "(" + off + ") * " + shape[k] + " + " + keys[k];
+    for (std::size_t k = 1; k < keys.size(); ++k)
+      off = "(" + off + ") * " + shape[k] + " + " + keys[k];
     line(r + ".own[static_cast<std::size_t>(" + off + ")] += " + xv + ";");
   }
   line("} while (false);");

@@ -79,7 +79,8 @@ CompilerConfig CompilerConfig::from_environment() {
   c.compiler = env_or("ADLAB_CXX", "c++");
   c.flags = env_or("ADLAB_CPU_FLAGS", "-O3 -march=native");
   std::string home = env_or("HOME", "/tmp");
-  c.cache_dir = env_or("ADLAB_CACHE_DIR", env_or("XDG_CACHE_HOME", home + "/.cache") + "/adlab") + "/cpu";
+  c.cache_dir =
+      env_or("ADLAB_CACHE_DIR", env_or("XDG_CACHE_HOME", home + "/.cache") + "/adlab") + "/cpu";
   return c;
 }
 
@@ -95,14 +96,17 @@ Built build(const Unit& unit, const std::string& function_name, const std::strin
             const CompilerConfig& config, const std::string& keep_source) {
   auto t0 = std::chrono::steady_clock::now();
   // Fixed flags: the interpreter's arithmetic (no contraction into fma, no reassociation).
-  std::string flags = config.flags + " -std=c++20 -fPIC -shared -fopenmp -ffp-contract=off -DADLAB_SCALAR=" +
-                      scalar_type;
+  std::string flags =
+      config.flags +
+      " -std=c++20 -fPIC -shared -fopenmp -ffp-contract=off -DADLAB_SCALAR=" + scalar_type;
   std::string key =
       content_hash(unit.source + '\0' + kRuntimeHeader + '\0' + config.compiler + '\0' + flags);
   fs::path dir = config.cache_dir;
   std::error_code ec;
   fs::create_directories(dir, ec);
-  if (ec) throw Error("cpu backend: cannot create the cache directory `" + dir.string() + "`: " + ec.message());
+  if (ec)
+    throw Error("cpu backend: cannot create the cache directory `" + dir.string() +
+                "`: " + ec.message());
   fs::path src = dir / (key + ".cpp"), obj = dir / (key + ".so"), hdr = dir / "adlab_cpu_rt.h";
   if (!keep_source.empty()) {
     fs::create_directories(keep_source, ec);
@@ -113,7 +117,8 @@ Built build(const Unit& unit, const std::string& function_name, const std::strin
   b.object_path = obj.string();
   b.cache_hit = fs::exists(obj);
   if (!b.cache_hit) {
-    // A per-process header and temporary names, renamed into place: concurrent runs share the cache.
+    // A per-process header and temporary names, renamed into place: concurrent runs share the
+    // cache.
     std::string tag = "." + std::to_string(::getpid());
     fs::path hdir = dir / ("rt-" + content_hash(kRuntimeHeader));
     fs::create_directories(hdir, ec);
@@ -125,9 +130,9 @@ Built build(const Unit& unit, const std::string& function_name, const std::strin
     fs::path tmp_src = dir / (key + tag + ".cpp"), tmp_obj = dir / (key + tag + ".so"),
              log = dir / (key + tag + ".log");
     write_file(tmp_src, unit.source);
-    std::string cmd = shell_quote(config.compiler) + " " + flags + " -I" + shell_quote(hdir.string()) + " " +
-                      shell_quote(tmp_src.string()) + " -o " + shell_quote(tmp_obj.string()) + " > " +
-                      shell_quote(log.string()) + " 2>&1";
+    std::string cmd = shell_quote(config.compiler) + " " + flags + " -I" +
+                      shell_quote(hdir.string()) + " " + shell_quote(tmp_src.string()) + " -o " +
+                      shell_quote(tmp_obj.string()) + " > " + shell_quote(log.string()) + " 2>&1";
     int rc = std::system(cmd.c_str());
     std::string out = read_file(log);
     fs::remove(log, ec);

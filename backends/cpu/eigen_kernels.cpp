@@ -7,7 +7,8 @@ namespace adlab::backends::cpu {
 
 using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
-void gemm(const double* a, const double* b, double* c, std::int64_t m, std::int64_t k, std::int64_t n) {
+void gemm(const double* a, const double* b, double* c, std::int64_t m, std::int64_t k,
+          std::int64_t n) {
   Eigen::Map<const RowMajor> A(a, m, k), B(b, k, n);
   Eigen::Map<RowMajor> C(c, m, n);
   C.noalias() = A * B;

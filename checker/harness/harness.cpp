@@ -270,7 +270,8 @@ HarnessResult run_harness(const std::vector<ir::Suite>& suites, const HarnessOpt
   std::vector<std::string> backend_names = o.backends;
   if (backend_names.empty())
     for (const auto& b : backends::BackendRegistry::instance().names())
-      if (backends::BackendRegistry::instance().get(b).default_in_checks()) backend_names.push_back(b);
+      if (backends::BackendRegistry::instance().get(b).default_in_checks())
+        backend_names.push_back(b);
   for (const auto& b : backend_names)
     backends::BackendRegistry::instance().get(b);  // unknown names fail early
 

@@ -9,8 +9,8 @@
 #include <initializer_list>
 #include <limits>
 #include <map>
-#include <type_traits>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -36,9 +36,9 @@ struct InArg {
 // Receives one result: the unit writes dense or sparse arrays through these callbacks.
 struct OutSink {
   void* ctx;
-  void (*put)(void* ctx, int storage, int is_float, i64 rank, const i64* shape, const double* values,
-              const i64* ints, i64 n, const i64* row_ptr, const i64* col_idx, const i64* coords,
-              i64 nnz);
+  void (*put)(void* ctx, int storage, int is_float, i64 rank, const i64* shape,
+              const double* values, const i64* ints, i64 n, const i64* row_ptr, const i64* col_idx,
+              const i64* coords, i64 nnz);
 };
 
 // Prebuilt contraction kernels (Eigen, linked into adlab): C[m, n] = A[m, k] * B[k, n].
@@ -54,14 +54,14 @@ struct Failure {
   i64 a, b, c;
 };
 enum FailKind : int {
-  kIndex = 1,      // index a outside [0, b) in dimension c
-  kShape = 2,      // generated element dimension a where b was expected
-  kEmpty = 3,      // max/min over an empty range
-  kDivisor = 4,    // integer / or % by a non-positive value a
-  kNegative = 5,   // a bound or dimension is negative (a)
-  kInexact = 6,    // a declared dimension is not an exact division (a / b)
-  kConvert = 7,    // i64(...) of a value that is not a representable integer
-  kArg = 8,        // argument a does not match its parameter (b: 0 rank, 1 dim c, 2 kind)
+  kIndex = 1,        // index a outside [0, b) in dimension c
+  kShape = 2,        // generated element dimension a where b was expected
+  kEmpty = 3,        // max/min over an empty range
+  kDivisor = 4,      // integer / or % by a non-positive value a
+  kNegative = 5,     // a bound or dimension is negative (a)
+  kInexact = 6,      // a declared dimension is not an exact division (a / b)
+  kConvert = 7,      // i64(...) of a value that is not a representable integer
+  kArg = 8,          // argument a does not match its parameter (b: 0 rank, 1 dim c, 2 kind)
   kSizeMismatch = 9  // size bound twice: a vs b (site: the parameter)
 };
 

@@ -119,7 +119,8 @@ TEST_CASE("cpu: an out-of-range access is an error naming the access and its pos
     run("cpu", "unguarded", {vec({1, 2, 3})});
     FAIL("no error");
   } catch (const Error& e) {
-    CHECK(e.message() == "index out of range: `i + 1` = 3 is outside [0, 3) in `x[i + 1]` (dimension 0)");
+    CHECK(e.message() ==
+          "index out of range: `i + 1` = 3 is outside [0, 3) in `x[i + 1]` (dimension 0)");
     CHECK(e.pos().line == 16);
   }
   ir::Tensor idx;
