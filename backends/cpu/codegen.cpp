@@ -268,6 +268,12 @@ Scalar Emitter::scalar(Expr e) {
         line("const i64 " + r + " = (" + x.v + ") " + cmp_op(b->op) + " (" + y.v + ");");
         return {r};
       }
+      auto* lit = b->b.as<Literal>();
+      if (!fl && (b->op == BinaryOp::Div || b->op == BinaryOp::Mod) && lit && lit->value >= 1) {
+        line("const i64 " + r + " = adlab_rt::" + (b->op == BinaryOp::Div ? "fdiv_c<" : "fmod_c<") +
+             std::to_string(static_cast<std::int64_t>(lit->value)) + ">(" + x.v + ");");
+        return {r};
+      }
       if (!fl && (b->op == BinaryOp::Div || b->op == BinaryOp::Mod)) {
         int s = site(e, std::string("integer ") + op_name(b->op) +
                             " by a non-positive value ({a}) in `" + expr_str(e) + "`");

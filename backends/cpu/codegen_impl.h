@@ -56,13 +56,18 @@ class Emitter {
   std::string index_value(Expr tensor_expr, const std::string& v, const ir::Type& t, Expr self,
                           const std::vector<std::string>& keys, const std::vector<Expr>& idx);
   // Opens loops over a domain (binding its variables); close_domain closes them.
-  void open_domain(const ir::Domain& d, Expr owner);
+  // `guard`: a bracket around the body; its affine conjuncts narrow the loop bounds (the skipped
+  // points are strong zeros; the body still tests the whole bracket).
+  void open_domain(const ir::Domain& d, Expr owner, Expr guard = Expr());
+  // [lo, hi) adjustments for var k from the conjuncts of guard that bound it.
+  void narrow(const ir::Domain& d, std::size_t k, Expr guard, std::string& lo, std::string& hi);
   void close_domain(const ir::Domain& d);
   bool try_contraction(const ir::Gen& g, Expr self, std::string& out);
 
   std::map<const ir::ExprNode*, std::string> names;  // in-scope C++ names of IR variables
   std::map<const ir::Function*, std::string> fn_names;
-  int parallel_depth = 0;  // > 0 inside loops: only the outermost gen/sum runs in parallel
+  bool contraction_off_ = false;  // emitting the loop fallback of a contraction
+  int parallel_depth = 0;         // > 0 inside loops: only the outermost gen/sum runs in parallel
   std::uint32_t source = 0;
 
  private:

@@ -1,8 +1,11 @@
 // IR -> C++ for the cpu backend: domains, gen, reductions, scan, loop and scatter (DESIGN 2.2,
 // 2.3), with OpenMP on the outermost gen and sum and contractions sent to the Eigen kernels.
+#include <algorithm>
+
 #include "backends/cpu/codegen_impl.h"
 #include "ir/context.h"
 #include "ir/syntax/printer.h"
+#include "ir/visitor.h"
 
 namespace adlab::backends::cpu {
 
@@ -18,12 +21,14 @@ std::string braced(const std::vector<std::string>& xs) {
 
 // Loops over a rectangular domain (bounds evaluated where the interpreter evaluates them) or over
 // the stored entries of a tensor, row-major.
-void Emitter::open_domain(const Domain& d, Expr owner) {
+void Emitter::open_domain(const Domain& d, Expr owner, Expr guard) {
   if (!d.is_stored()) {
     for (std::size_t k = 0; k < d.vars.size(); ++k) {
       std::string n = fresh("n"), i = fresh(var_name(d.vars[k]));
       line("const i64 " + n + " = " + index(d.bounds[k]) + ";");
-      line("for (i64 " + i + " = 0; " + i + " < " + n + "; ++" + i + ") {");
+      std::string lo = "i64(0)", hi = n;
+      if (guard.defined()) narrow(d, k, guard, lo, hi);
+      line("for (i64 " + i + " = " + lo + "; " + i + " < " + hi + "; ++" + i + ") {");
       names[d.vars[k].get()] = i;
     }
     return;
@@ -88,6 +93,68 @@ void Emitter::close_domain(const Domain& d) {
     return;
   }
   line("});");
+}
+
+namespace {
+// Whether e is an affine-safe index expression (variables, literals, + - *: no errors possible)
+// that mentions none of `banned`.
+bool safe_without(Expr e, const std::vector<Expr>& banned) {
+  if (e.as<Literal>()) return true;
+  if (e.as<Var>()) return std::find(banned.begin(), banned.end(), e) == banned.end();
+  auto* b = e.as<Binary>();
+  if (!b || !(b->op == BinaryOp::Add || b->op == BinaryOp::Sub || b->op == BinaryOp::Mul))
+    return false;
+  return safe_without(b->a, banned) && safe_without(b->b, banned);
+}
+void conjuncts(Expr p, std::vector<Expr>& out) {
+  auto* b = p.as<Binary>();
+  if (b && b->op == BinaryOp::And) {
+    conjuncts(b->a, out);
+    conjuncts(b->b, out);
+    return;
+  }
+  out.push_back(p);
+}
+}  // namespace
+
+// Loop-bound narrowing from affine brackets: v < e, v <= e, v > e, v >= e, v == e (either side)
+// where e uses only earlier variables; `[i == j]` makes a one-point loop.
+void Emitter::narrow(const Domain& d, std::size_t k, Expr guard, std::string& lo, std::string& hi) {
+  Expr v = d.vars[k];
+  std::vector<Expr> banned(d.vars.begin() + static_cast<std::ptrdiff_t>(k), d.vars.end());
+  std::vector<Expr> cs;
+  conjuncts(guard, cs);
+  for (Expr c : cs) {
+    auto* b = c.as<Binary>();
+    if (!b || !is_comparison(b->op) || b->op == BinaryOp::Ne || is_float(b->a->type.elem)) continue;
+    BinaryOp op = b->op;
+    Expr e;
+    if (b->a == v && safe_without(b->b, banned)) {
+      e = b->b;
+    } else if (b->b == v && safe_without(b->a, banned)) {
+      e = b->a;  // e op v: mirror the comparison
+      op = op == BinaryOp::Lt   ? BinaryOp::Gt
+           : op == BinaryOp::Gt ? BinaryOp::Lt
+           : op == BinaryOp::Le ? BinaryOp::Ge
+           : op == BinaryOp::Ge ? BinaryOp::Le
+                                : op;
+    } else {
+      continue;
+    }
+    std::string x = "(" + index(e) + ")";
+    if (op == BinaryOp::Lt || op == BinaryOp::Eq)
+      hi = "std::min<i64>(" + hi + ", " + x + (op == BinaryOp::Eq ? " + 1" : "") + ")";
+    if (op == BinaryOp::Le) hi = "std::min<i64>(" + hi + ", " + x + " + 1)";
+    if (op == BinaryOp::Gt) lo = "std::max<i64>(" + lo + ", " + x + " + 1)";
+    if (op == BinaryOp::Ge || op == BinaryOp::Eq) lo = "std::max<i64>(" + lo + ", " + x + ")";
+  }
+  if (lo != "i64(0)" || hi.find("std::min") != std::string::npos) {
+    std::string l = fresh("lo"), h = fresh("hi");
+    line("const i64 " + l + " = " + lo + ";");
+    line("const i64 " + h + " = " + hi + ";");
+    lo = l;
+    hi = h;
+  }
 }
 
 // The zero of a type (a false bracket around a tensor or tuple).
@@ -185,7 +252,7 @@ std::string alloc_result(Emitter& em, const Type& body, const std::vector<std::s
 
 std::string Emitter::gen(const Gen& g, Expr self) {
   std::string contracted;
-  if (try_contraction(g, self, contracted)) return contracted;
+  if (!contraction_off_ && try_contraction(g, self, contracted)) return contracted;
   std::vector<std::string> outer;
   for (auto b : g.dom.bounds) {
     std::string n = fresh("n");
@@ -277,7 +344,8 @@ Scalar Emitter::reduce(const Reduce& r, Expr self) {
       Domain rest = r.dom;
       rest.vars.erase(rest.vars.begin());
       rest.bounds.erase(rest.bounds.begin());
-      open_domain(rest, self);
+      auto* guard = r.body.as<Iverson>();
+      open_domain(rest, self, guard ? guard->pred : Expr());
       Scalar x = scalar(r.body);
       line(acc + " += " + x.v + ";");
       if (x.z != "false")
@@ -291,7 +359,8 @@ Scalar Emitter::reduce(const Reduce& r, Expr self) {
       line("}");
       line(pf + ".rethrow();");
     } else {
-      open_domain(r.dom, self);
+      auto* guard = r.body.as<Iverson>();
+      open_domain(r.dom, self, guard && !r.dom.is_stored() ? guard->pred : Expr());
       Scalar x = scalar(r.body);
       line(acc + " += " + x.v + ";");
       if (x.z != "false")
@@ -497,8 +566,83 @@ std::string Emitter::scatter(const Scatter& s, Expr self) {
 }  // namespace adlab::backends::cpu
 
 namespace adlab::backends::cpu {
-// Matrix-matrix and matrix-vector products of dense f64 variables go to the Eigen kernels.
-bool Emitter::try_contraction(const ir::Gen&, Expr, std::string&) {
-  return false;
+// Matrix-matrix and matrix-vector products of dense f64 variables go to the Eigen kernels:
+// gen[i < n, j < m] sum[k < p] A[i, k] * B[k, j] and gen[i < n] sum[k < p] A[i, k] * x[k]
+// (either operand order). Where the shapes do not match the bounds, the loops run instead.
+bool Emitter::try_contraction(const ir::Gen& g, Expr self, std::string& out) {
+  if (g.dom.vars.size() != 1 && g.dom.vars.size() != 2) return false;
+  auto* r = g.body.as<Reduce>();
+  if (!r || r->op != ReduceOp::Sum || r->dom.is_stored() || r->dom.vars.size() != 1) return false;
+  auto* m = r->body.as<Binary>();
+  if (!m || m->op != BinaryOp::Mul) return false;
+  auto dense_var = [](Expr t, std::size_t rank) {
+    return t.as<Var>() && t->type.storage == Storage::Dense && t->type.elem == ElemType::F64 &&
+           !t->type.is_tuple() && t->type.rank() == rank;
+  };
+  auto* a = m->a.as<Access>();
+  auto* b = m->b.as<Access>();
+  if (!a || !b) return false;
+  Expr i = g.dom.vars[0], k = r->dom.vars[0];
+  bool matrix = g.dom.vars.size() == 2;
+  auto is_row = [&](const Access* x) {  // A[i, k]
+    return dense_var(x->tensor, 2) && x->indices.size() == 2 && x->indices[0] == i &&
+           x->indices[1] == k;
+  };
+  auto is_rhs = [&](const Access* x) {  // B[k, j] or x[k]
+    if (matrix)
+      return dense_var(x->tensor, 2) && x->indices.size() == 2 && x->indices[0] == k &&
+             x->indices[1] == g.dom.vars[1];
+    return dense_var(x->tensor, 1) && x->indices.size() == 1 && x->indices[0] == k;
+  };
+  if (!(is_row(a) && is_rhs(b))) {
+    std::swap(a, b);
+    if (!(is_row(a) && is_rhs(b))) return false;
+  }
+  if (!names.count(a->tensor.get()) || !names.count(b->tensor.get())) return false;
+  // A triangular bound (k's bound using i or j) is not a product.
+  std::vector<Expr> work{r->dom.bounds[0]};
+  while (!work.empty()) {
+    Expr e = work.back();
+    work.pop_back();
+    if (e == i || (matrix && e == g.dom.vars[1])) return false;
+    for (auto c : children(e)) work.push_back(c);
+  }
+  std::string A = name_of(a->tensor), B = name_of(b->tensor);
+  std::string n = fresh("n"), p = fresh("p"), res = fresh("mm"), done = res + "_done";
+  line("const i64 " + n + " = " + index(g.dom.bounds[0]) + ";");
+  std::string mcols;
+  if (matrix) {
+    mcols = fresh("m");
+    line("const i64 " + mcols + " = " + index(g.dom.bounds[1]) + ";");
+  }
+  line("const i64 " + p + " = " + index(r->dom.bounds[0]) + ";");
+  line("adlab_rt::Tensor<T> " + res + ";");
+  line("bool " + done + " = false;");
+  line("if constexpr (std::is_same_v<T, double>) {");
+  std::string fits =
+      A + ".shape[0] == " + n + " && " + A + ".shape[1] == " + p + " && " + B + ".shape[0] == " + p;
+  if (matrix) fits += " && " + B + ".shape[1] == " + mcols;
+  line("if (services && " + n + " >= 0 && " + p + " >= 0" +
+       (matrix ? " && " + mcols + " >= 0" : "") + " && " + fits + ") {");
+  if (matrix) {
+    line(res + " = adlab_rt::dense<T>({" + n + ", " + mcols + "});");
+    line("services->gemm(" + A + ".p, " + B + ".p, " + res + ".own.data(), " + n + ", " + p + ", " +
+         mcols + ");");
+  } else {
+    line(res + " = adlab_rt::dense<T>({" + n + "});");
+    line("services->gemv(" + A + ".p, " + B + ".p, " + res + ".own.data(), " + n + ", " + p + ");");
+  }
+  line(done + " = true;");
+  line("}");
+  line("}");
+  line("if (!" + done + ") {");
+  contraction_off_ = true;
+  std::string loops = gen(g, self);
+  contraction_off_ = false;
+  line(res + " = std::move(" + loops + ");");
+  line("}");
+  out = res;
+  return true;
 }
+
 }  // namespace adlab::backends::cpu

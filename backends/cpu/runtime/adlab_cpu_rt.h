@@ -210,6 +210,20 @@ inline i64 fmod(int site, i64 x, i64 y) {
   return m < 0 ? m + y : m;
 }
 
+// Floor division and remainder by a positive constant (no check; the compiler strength-reduces).
+template <i64 Y>
+inline i64 fdiv_c(i64 x) {
+  static_assert(Y > 0);
+  i64 q = x / Y, m = x % Y;
+  return m < 0 ? q - 1 : q;
+}
+template <i64 Y>
+inline i64 fmod_c(i64 x) {
+  static_assert(Y > 0);
+  i64 m = x % Y;
+  return m < 0 ? m + Y : m;
+}
+
 // Position of (r, c) among the stored entries of a CSR tensor, or -1.
 template <class E>
 i64 csr_find(const Tensor<E>& t, i64 r, i64 c) {
@@ -361,16 +375,20 @@ template <class E>
 void put(OutSink* sink, const Tensor<E>& t) {
   constexpr bool fl = !std::is_same_v<E, i64>;
   std::vector<double> vals;
-  std::vector<i64> ints;
   i64 n = t.storage == kDense ? t.numel() : t.nnz;
-  if constexpr (fl) {
+  const double* vp = nullptr;
+  const i64* ip = nullptr;
+  if constexpr (std::is_same_v<E, double>) {
+    vp = t.p;  // adlab copies it once
+  } else if constexpr (fl) {
     vals.resize(static_cast<std::size_t>(n));
     for (i64 k = 0; k < n; ++k) vals[static_cast<std::size_t>(k)] = static_cast<double>(t.p[k]);
+    vp = vals.data();
   } else {
-    ints.assign(t.p, t.p + n);
+    ip = t.p;
   }
-  sink->put(sink->ctx, t.storage, fl, t.rank, t.shape, vals.data(), ints.data(), n, t.row_ptr,
-            t.col_idx, t.coords, t.nnz);
+  sink->put(sink->ctx, t.storage, fl, t.rank, t.shape, vp, ip, n, t.row_ptr, t.col_idx, t.coords,
+            t.nnz);
 }
 template <class E>
 void put_scalar(OutSink* sink, const E& v) {
