@@ -276,15 +276,24 @@ std::string Emitter::gen(const Gen& g, Expr self) {
     line("adlab_rt::ParallelFailure " + pf + ";");
     std::string work = outer[0];
     for (std::size_t k = 1; k < outer.size(); ++k) work += " * " + outer[k];
-    line("#pragma omp parallel for schedule(static) if (" + work + " >= 2048)");
+    // One try per thread's chunk: a try inside the loop would keep it from being optimised.
+    line("#pragma omp parallel if (" + work + " >= 2048)");
+    line("{");
   }
   auto saved = names;
   std::string block = fresh("blk");
   for (std::size_t k = 0; k < g.dom.vars.size(); ++k) {
     std::string i = fresh(var_name(g.dom.vars[k]));
-    line("for (i64 " + i + " = 0; " + i + " < " + outer[k] + "; ++" + i + ") {");
+    if (k == 0 && par) {
+      line("i64 " + i + "_lo, " + i + "_hi;");
+      line("adlab_rt::chunk(" + outer[0] + ", " + i + "_lo, " + i + "_hi);");
+      line("i64 " + i + " = " + i + "_lo;");
+      line("try {");
+      line("for (; " + i + " < " + i + "_hi; ++" + i + ") {");
+    } else {
+      line("for (i64 " + i + " = 0; " + i + " < " + outer[k] + "; ++" + i + ") {");
+    }
     names[g.dom.vars[k].get()] = i;
-    if (k == 0 && par) line("try {");
   }
   std::string off = names[g.dom.vars[0].get()];
   for (std::size_t k = 1; k < outer.size(); ++k)
@@ -301,12 +310,13 @@ std::string Emitter::gen(const Gen& g, Expr self) {
     store_item(*this, r, item, bt, block, s);
   }
   for (std::size_t k = g.dom.vars.size(); k-- > 0;) {
+    line("}");
     if (k == 0 && par) {
       line("} catch (const adlab_rt::Failure& f) {");
       line(pf + ".note(" + names[g.dom.vars[0].get()] + ", f);");
       line("}");
+      line("}");
     }
-    line("}");
   }
   if (par) line(pf + ".rethrow();");
   names = saved;
@@ -336,10 +346,14 @@ Scalar Emitter::reduce(const Reduce& r, Expr self) {
       std::string n = fresh("n"), i = fresh(var_name(r.dom.vars[0]));
       line("const i64 " + n + " = " + index(r.dom.bounds[0]) + ";");
       line("adlab_rt::ParallelFailure " + pf + ";");
-      line("#pragma omp parallel for schedule(static) reduction(+ : " + acc + ", " + terms +
-           ") if (" + n + " >= 65536)");
-      line("for (i64 " + i + " = 0; " + i + " < " + n + "; ++" + i + ") {");
+      line("#pragma omp parallel reduction(+ : " + acc + ", " + terms + ") if (" + n +
+           " >= 65536)");
+      line("{");
+      line("i64 " + i + "_lo, " + i + "_hi;");
+      line("adlab_rt::chunk(" + n + ", " + i + "_lo, " + i + "_hi);");
+      line("i64 " + i + " = " + i + "_lo;");
       line("try {");
+      line("for (; " + i + " < " + i + "_hi; ++" + i + ") {");
       names[r.dom.vars[0].get()] = i;
       Domain rest = r.dom;
       rest.vars.erase(rest.vars.begin());
@@ -353,6 +367,7 @@ Scalar Emitter::reduce(const Reduce& r, Expr self) {
       else
         line("++" + terms + ";");
       close_domain(rest);
+      line("}");
       line("} catch (const adlab_rt::Failure& f) {");
       line(pf + ".note(" + i + ", f);");
       line("}");

@@ -14,6 +14,10 @@
 #include <utility>
 #include <vector>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 namespace adlab_rt {
 
 using i64 = std::int64_t;
@@ -398,6 +402,19 @@ void put_scalar(OutSink* sink, const E& v) {
   t.repoint();
   t.nnz = 1;
   put(sink, t);
+}
+
+// This thread's static chunk [lo, hi) of [0, n) inside a parallel region (all of it outside one).
+inline void chunk(i64 n, i64& lo, i64& hi) {
+#ifdef _OPENMP
+  i64 t = omp_get_thread_num(), nt = omp_get_num_threads();
+  i64 q = n / nt, r = n % nt;
+  lo = t * q + (t < r ? t : r);
+  hi = lo + q + (t < r ? 1 : 0);
+#else
+  lo = 0;
+  hi = n;
+#endif
 }
 
 // The first failure of a parallel loop, by iteration order, so errors are deterministic.
