@@ -642,7 +642,11 @@ void Emitter::function(const Function& f, bool entry) {
   std::vector<std::string> outs;
   for (std::size_t k = 0; k < f.results.size(); ++k) {
     std::string n = fresh("res");
-    line("const " + ctype(f.results[k]->type) + " " + n + " = " + value(f.results[k]) + ";");
+    std::string v = value(f.results[k]);
+    if (movable.count(v))  // a fresh result is moved out, not copied
+      line(ctype(f.results[k]->type) + " " + n + " = std::move(" + v + ");");
+    else
+      line("const " + ctype(f.results[k]->type) + " " + n + " = " + v + ";");
     const Type& want = f.results.size() == 1 ? f.result_type : f.result_type.fields[k];
     for (auto d : want.dims) bound_dim(d, f.results[k], true);
     outs.push_back(n);
@@ -652,7 +656,7 @@ void Emitter::function(const Function& f, bool entry) {
   } else {
     std::string list;
     for (std::size_t k = 0; k < outs.size(); ++k) list += (k ? ", " : "") + outs[k];
-    line("return " + rtype + "{" + list + "};");
+    line("return " + rtype + "{" + list + "};");  // (copies; results are usually small)
   }
   line("}");
   line("");

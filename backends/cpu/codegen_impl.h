@@ -66,6 +66,7 @@ class Emitter {
 
   std::map<const ir::ExprNode*, std::string> names;  // in-scope C++ names of IR variables
   std::map<const ir::Function*, std::string> fn_names;
+  std::set<std::string> movable;  // fresh non-const tensors nothing else refers to
   bool contraction_off_ = false;  // emitting the loop fallback of a contraction
   int parallel_depth = 0;         // > 0 inside loops: only the outermost gen/sum runs in parallel
   std::uint32_t source = 0;

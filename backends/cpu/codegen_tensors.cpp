@@ -268,6 +268,7 @@ std::string Emitter::gen(const Gen& g, Expr self) {
       throw Unsupported(pos_of(self, source), "cpu backend: nested tuples in a gen");
   std::string r = fresh("gen");
   line("auto " + r + " = " + alloc_result(*this, bt, outer, self) + ";");
+  movable.insert(r);
   bool par = parallel_depth == 0;
   ++parallel_depth;
   std::string pf;
@@ -419,6 +420,7 @@ std::string Emitter::scan(const Scan& s, Expr self) {
   line("if (" + n + " < 0) adlab_rt::fail(" + std::to_string(st) + ", adlab_rt::kNegative, " + n +
        ");");
   line("auto " + r + " = adlab_rt::dense<" + et + ">({" + n + "});");
+  movable.insert(r);
   line(et + " " + acc + "{};");
   auto saved = names;
   ++parallel_depth;
@@ -483,6 +485,7 @@ std::string Emitter::loop(const Loop& l, Expr self) {
   line("}");
   --parallel_depth;
   std::string r = fresh("loop");
+  movable.insert(r);
   if (st.size() == 1)
     line(ctype(self->type) + " " + r + " = std::move(" + st[0] + ");");
   else
@@ -510,6 +513,7 @@ std::string Emitter::scatter(const Scatter& s, Expr self) {
     line("std::map<std::vector<i64>, T> " + acc + ";");
   else
     line("auto " + r + " = adlab_rt::dense<" + et + ">(" + braced(shape) + ");");
+  movable.insert(r);
   auto saved = names;
   ++parallel_depth;
   open_domain(s.dom, self);
@@ -632,6 +636,7 @@ bool Emitter::try_contraction(const ir::Gen& g, Expr self, std::string& out) {
   }
   line("const i64 " + p + " = " + index(r->dom.bounds[0]) + ";");
   line("adlab_rt::Tensor<T> " + res + ";");
+  movable.insert(res);
   line("bool " + done + " = false;");
   line("if constexpr (std::is_same_v<T, double>) {");
   std::string fits =
