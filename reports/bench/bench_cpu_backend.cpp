@@ -92,6 +92,7 @@ ir::Tensor mat(std::int64_t r, std::int64_t c, std::uint64_t seed) {
 
 void BM_CpuMatmul(benchmark::State& state) {
   omp_set_num_threads(static_cast<int>(state.range(1)));
+  Eigen::setNbThreads(static_cast<int>(state.range(1)));  // the contraction kernel is Eigen's
   const std::int64_t n = state.range(0);
   auto exe = compiled(state.range(2) ? "matmul_loops" : "matmul");
   std::vector<ir::Tensor> in = {mat(n, n, 1), mat(n, n, 2)};
