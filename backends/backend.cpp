@@ -1,6 +1,7 @@
 // The backend registry.
 #include "backends/backend.h"
 
+#include "backends/cpu/cpu_backend.h"
 #include "backends/interp/interp_backend.h"
 #include "ir/error.h"
 
@@ -10,6 +11,7 @@ BackendRegistry& BackendRegistry::instance() {
   static BackendRegistry* registry = [] {
     static BackendRegistry r;
     r.add(make_interp_backend());
+    r.add(make_cpu_backend());
     return &r;
   }();
   return *registry;

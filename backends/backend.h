@@ -9,11 +9,19 @@
 #include <string_view>
 #include <vector>
 
+#include "ir/error.h"
 #include "ir/function.h"
 #include "ir/interp/op_counts.h"
 #include "ir/tensor/tensor.h"
 
 namespace adlab::backends {
+
+// Thrown by compile() for a construct a backend has no translation for; the harness reports the
+// cell UNSUPPORTED rather than ERROR (DESIGN 5).
+class Unsupported : public Error {
+ public:
+  using Error::Error;
+};
 
 struct Options {
   // The scalar type programs run in: "double" (default), "float", "mp50". A backend is told it
@@ -21,6 +29,9 @@ struct Options {
   std::string scalar_type = "double";
   std::map<std::string, std::int64_t> sizes;  // sizes no parameter binds
   bool count_ops = false;
+  // Directory where a compiling backend writes the generated source (`--keep-source`); empty:
+  // none.
+  std::string keep_source;
 };
 
 // A compiled function: runs on tensors (rank 0 for scalars), one per parameter and per result.
@@ -37,6 +48,8 @@ class Backend {
   virtual ~Backend() = default;
   virtual std::string_view name() const = 0;
   virtual std::string description() const = 0;
+  // Whether `adlab check` runs it when no --backend is given (compiling backends opt in).
+  virtual bool default_in_checks() const { return true; }
   // Throws adlab::Error when the function or options are unsupported.
   virtual std::unique_ptr<Executable> compile(const ir::FunctionPtr& f, const Options& options) = 0;
 };

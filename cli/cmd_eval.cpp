@@ -6,6 +6,7 @@
 #include <iostream>
 #include <limits>
 
+#include "backends/backend.h"
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "cli/program_inputs.h"
@@ -20,7 +21,7 @@ namespace adlab::cli {
 namespace {
 
 struct EvalArgs {
-  std::string file, func, out, scalar = "double";
+  std::string file, func, out, scalar = "double", backend = "interp", keep_source;
   std::vector<std::string> inputs, sizes;
   bool json = false, counts = false;
 };
@@ -73,6 +74,45 @@ int run(const EvalArgs& a) {
   return 0;
 }
 
+// A backend other than the interpreter: compiled, then run in double (no operation counts).
+int run_backend(const EvalArgs& a) {
+  ProgramInputs p = load_program_inputs(a.file, a.func, a.inputs, a.sizes);
+  backends::Options bo;
+  bo.sizes = p.sizes;
+  bo.scalar_type = a.scalar;
+  bo.keep_source = a.keep_source;
+  auto exe = backends::BackendRegistry::instance().get(a.backend).compile(p.f, bo);
+  auto t0 = std::chrono::steady_clock::now();
+  auto out = exe->run(p.inputs);
+  double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  std::ostringstream text;
+  if (a.json) {
+    nlohmann::json j;
+    j["function"] = p.f->name;
+    j["file"] = a.file;
+    j["scalar"] = a.scalar;
+    j["backend"] = a.backend;
+    j["results"] = nlohmann::json::array();
+    for (const auto& t : out) j["results"].push_back(result_json(t));
+    j["time_ms"] = ms;
+    text << j.dump(2) << "\n";
+  } else {
+    text << p.f->name << " (backend " << a.backend << ")\n";
+    for (std::size_t k = 0; k < out.size(); ++k)
+      text << "  result " << k << ": " << type_of(out[k]) << " = "
+           << format_tensor(out[k], std::numeric_limits<double>::max_digits10) << "\n";
+  }
+  if (a.out.empty()) {
+    std::cout << text.str();
+  } else {
+    std::ofstream o(a.out);
+    if (!o) throw Error("cannot write `" + a.out + "`");
+    o << text.str();
+  }
+  return 0;
+}
+
 }  // namespace
 
 void add_eval(CLI::App& app, int& status) {
@@ -86,11 +126,16 @@ void add_eval(CLI::App& app, int& status) {
   cmd->add_option("--size", a.sizes, "NAME=N for a size no input binds (or to set random shapes)");
   cmd->add_option("--scalar", a.scalar, "scalar type: double (default), float, mp50")
       ->check(CLI::IsMember({"double", "float", "mp50"}));
+  cmd->add_option("--backend", a.backend, "backend: interp (default) or cpu");
+  cmd->add_option("--keep-source", a.keep_source,
+                  "a compiling backend writes its generated source into DIR");
   cmd->add_flag("--json", a.json, "machine-readable output");
   cmd->add_option("--out", a.out, "write the output to FILE instead of stdout");
   cmd->add_flag("--counts", a.counts, "print the operation counts (paper 000 cost model)");
   cmd->callback([&status] {
-    if (a.scalar == "float")
+    if (a.backend != "interp")
+      status = run_backend(a);
+    else if (a.scalar == "float")
       status = run<float>(a);
     else if (a.scalar == "mp50")
       status = run<ir::mp50>(a);

@@ -22,7 +22,8 @@ namespace adlab::cli {
 namespace {
 
 struct GradArgs {
-  std::string file, func, strategy, mode = "gradient", backend = "interp", direction = "ones", out;
+  std::string file, func, strategy, mode = "gradient", backend = "interp", direction = "ones", out,
+                                    keep_source;
   std::vector<std::string> wrt, inputs, sizes;
   bool emit = false, trace = false, json = false, counts = false;
 };
@@ -117,6 +118,7 @@ int run(const GradArgs& a) {
     backends::Options bo;
     bo.sizes = p.sizes;
     bo.count_ops = a.counts;
+    bo.keep_source = a.keep_source;
     auto exe = d.executable(a.backend, bo);
     auto y = exe->run(args);
     auto labels = output_labels(req.mode, *f, in, results.size());
@@ -160,6 +162,8 @@ void add_grad(CLI::App& app, int& status) {
   cmd->add_option("--wrt", a.wrt, "parameters to differentiate by (default: every floating one)");
   cmd->add_option("--mode", a.mode, "gradient (default), vjp, jvp, jacobian, hvp");
   cmd->add_option("--backend", a.backend, "backend for derivative programs (default: interp)");
+  cmd->add_option("--keep-source", a.keep_source,
+                  "a compiling backend writes its generated source into DIR");
   cmd->add_flag("--emit", a.emit, "print the derivative program instead of evaluating it");
   cmd->add_flag("--trace", a.trace, "print what the strategy did (the rules it applied)");
   cmd->add_option("--input", a.inputs,

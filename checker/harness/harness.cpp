@@ -266,8 +266,12 @@ HarnessResult run_harness(const std::vector<ir::Suite>& suites, const HarnessOpt
       unresolved.emplace_back(name, ex.what());
     }
   }
-  std::vector<std::string> backend_names =
-      o.backends.empty() ? backends::BackendRegistry::instance().names() : o.backends;
+  // Compiling backends (cpu) join only when asked for: they cost seconds per cell.
+  std::vector<std::string> backend_names = o.backends;
+  if (backend_names.empty())
+    for (const auto& b : backends::BackendRegistry::instance().names())
+      if (backends::BackendRegistry::instance().get(b).default_in_checks())
+        backend_names.push_back(b);
   for (const auto& b : backend_names)
     backends::BackendRegistry::instance().get(b);  // unknown names fail early
 
@@ -340,6 +344,9 @@ HarnessResult run_harness(const std::vector<ir::Suite>& suites, const HarnessOpt
                 }
               }
             } catch (const ad::Unsupported& ex) {
+              cell.status = Status::Unsupported;
+              cell.detail = ex.what();
+            } catch (const backends::Unsupported& ex) {  // a construct the backend cannot compile
               cell.status = Status::Unsupported;
               cell.detail = ex.what();
             } catch (const std::exception& ex) {

@@ -9,6 +9,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "backends/backend.h"
 #include "checker/complexity/complexity.h"
 #include "checker/harness/harness.h"
 #include "ir/suite/manifest.h"
@@ -198,4 +199,38 @@ TEST_CASE("fd on a dot product: primal cost grows linearly, the gradient's quadr
 }
 
 }  // namespace
+
+// A backend that declines every function, as `cpu` declines a construct it cannot compile.
+class DecliningBackend : public backends::Backend {
+ public:
+  std::string_view name() const override { return "test-declines"; }
+  std::string description() const override { return "declines everything (harness test)"; }
+  std::unique_ptr<backends::Executable> compile(const ir::FunctionPtr&,
+                                                const backends::Options&) override {
+    throw backends::Unsupported("test-declines: no translation");
+  }
+};
+
+TEST_CASE("a backend's Unsupported is an UNSUPPORTED cell; compiling backends are opt-in",
+          "[unit]") {
+  auto& registry = backends::BackendRegistry::instance();
+  if (!registry.find("test-declines")) registry.add(std::make_unique<DecliningBackend>());
+  HarnessOptions o;
+  o.strategies = {"scatter"};
+  o.backends = {"test-declines"};
+  o.filter = "papers/dftilde/micro_dot";
+  o.complexity = false;
+  HarnessResult r = run_harness(dftilde(), o);
+  REQUIRE(!r.cells.empty());
+  for (const auto& c : r.cells) {
+    CHECK(c.backend == "test-declines");
+    CHECK(c.status == Status::Unsupported);
+    if (c.mode == "jvp") continue;  // declined by the strategy itself
+    CHECK(c.detail == "error: test-declines: no translation");
+  }
+  o.backends = {};
+  r = run_harness(dftilde(), o);
+  for (const auto& c : r.cells) CHECK(c.backend != "cpu");
+}
+
 }  // namespace adlab::checker

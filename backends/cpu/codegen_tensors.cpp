@@ -1,0 +1,668 @@
+// IR -> C++ for the cpu backend: domains, gen, reductions, scan, loop and scatter (DESIGN 2.2,
+// 2.3), with OpenMP on the outermost gen and sum and contractions sent to the Eigen kernels.
+#include <algorithm>
+
+#include "backends/cpu/codegen_impl.h"
+#include "ir/context.h"
+#include "ir/syntax/printer.h"
+#include "ir/visitor.h"
+
+namespace adlab::backends::cpu {
+
+using namespace ir;
+
+namespace {
+std::string braced(const std::vector<std::string>& xs) {
+  std::string r = "{";
+  for (std::size_t k = 0; k < xs.size(); ++k) r += (k ? ", " : "") + xs[k];
+  return r + "}";
+}
+}  // namespace
+
+// Loops over a rectangular domain (bounds evaluated where the interpreter evaluates them) or over
+// the stored entries of a tensor, row-major.
+void Emitter::open_domain(const Domain& d, Expr owner, Expr guard) {
+  if (!d.is_stored()) {
+    for (std::size_t k = 0; k < d.vars.size(); ++k) {
+      std::string n = fresh("n"), i = fresh(var_name(d.vars[k]));
+      line("const i64 " + n + " = " + index(d.bounds[k]) + ";");
+      std::string lo = "i64(0)", hi = n;
+      if (guard.defined()) narrow(d, k, guard, lo, hi);
+      line("for (i64 " + i + " = " + lo + "; " + i + " < " + hi + "; ++" + i + ") {");
+      names[d.vars[k].get()] = i;
+    }
+    return;
+  }
+  std::string t = tensor_operand(d.source);
+  const Type& st = d.source->type;
+  std::vector<std::string> prefix;
+  for (std::size_t k = 0; k < d.prefix.size(); ++k) {
+    std::string p = fresh("pre");
+    line("const i64 " + p + " = " + index(d.prefix[k]) + ";");
+    int s = site(owner, "index out of range: `" + expr_str(d.prefix[k]) +
+                            "` = {a} is outside [0, {b}) in `" + expr_str(owner) + "` (dimension " +
+                            std::to_string(k) + ")");
+    line("adlab_rt::check(" + std::to_string(s) + ", " + p + ", " + t + ".shape[" +
+         std::to_string(k) + "], " + std::to_string(k) + ");");
+    prefix.push_back(p);
+  }
+  std::size_t k0 = prefix.size();
+  if (st.storage == Storage::Csr && k0 <= 1) {  // direct loops over the compressed rows
+    std::string r = fresh("row"), p = fresh("pos");
+    if (k0 == 0)
+      line("for (i64 " + r + " = 0; " + r + " < " + t + ".shape[0]; ++" + r + ") {");
+    else
+      line("{ const i64 " + r + " = " + prefix[0] + ";");
+    line("for (i64 " + p + " = " + t + ".row_ptr[" + r + "]; " + p + " < " + t + ".row_ptr[" + r +
+         " + 1]; ++" + p + ") {");
+    if (k0 == 0) {
+      std::string i = fresh(var_name(d.vars[0])), j = fresh(var_name(d.vars[1]));
+      line("const i64 " + i + " = " + r + ";");
+      line("const i64 " + j + " = " + t + ".col_idx[" + p + "];");
+      names[d.vars[0].get()] = i;
+      names[d.vars[1].get()] = j;
+    } else {
+      std::string j = fresh(var_name(d.vars[0]));
+      line("const i64 " + j + " = " + t + ".col_idx[" + p + "];");
+      names[d.vars[0].get()] = j;
+    }
+    return;
+  }
+  std::string key = fresh("prefix");
+  line("const i64 " + key + "[] = {" +
+       (prefix.empty() ? std::string("0") : braced(prefix).substr(1)) +
+       (prefix.empty() ? "};" : ";"));
+  std::string kk = fresh("key");
+  line("adlab_rt::for_each_stored(" + t + ", " + key + ", " + std::to_string(k0) +
+       ", [&](const i64* " + kk + ", i64) {");
+  for (std::size_t v = 0; v < d.vars.size(); ++v) {
+    std::string i = fresh(var_name(d.vars[v]));
+    line("const i64 " + i + " = " + kk + "[" + std::to_string(k0 + v) + "];");
+    names[d.vars[v].get()] = i;
+  }
+}
+
+void Emitter::close_domain(const Domain& d) {
+  if (!d.is_stored()) {
+    for (std::size_t k = 0; k < d.vars.size(); ++k) line("}");
+    return;
+  }
+  if (d.source->type.storage == Storage::Csr && d.prefix.size() <= 1) {
+    line("}");
+    line("}");
+    return;
+  }
+  line("});");
+}
+
+namespace {
+// Whether e is an affine-safe index expression (variables, literals, + - *: no errors possible)
+// that mentions none of `banned`.
+bool safe_without(Expr e, const std::vector<Expr>& banned) {
+  if (e.as<Literal>()) return true;
+  if (e.as<Var>()) return std::find(banned.begin(), banned.end(), e) == banned.end();
+  auto* b = e.as<Binary>();
+  if (!b || !(b->op == BinaryOp::Add || b->op == BinaryOp::Sub || b->op == BinaryOp::Mul))
+    return false;
+  return safe_without(b->a, banned) && safe_without(b->b, banned);
+}
+void conjuncts(Expr p, std::vector<Expr>& out) {
+  auto* b = p.as<Binary>();
+  if (b && b->op == BinaryOp::And) {
+    conjuncts(b->a, out);
+    conjuncts(b->b, out);
+    return;
+  }
+  out.push_back(p);
+}
+}  // namespace
+
+// Loop-bound narrowing from affine brackets: v < e, v <= e, v > e, v >= e, v == e (either side)
+// where e uses only earlier variables; `[i == j]` makes a one-point loop.
+void Emitter::narrow(const Domain& d, std::size_t k, Expr guard, std::string& lo, std::string& hi) {
+  Expr v = d.vars[k];
+  std::vector<Expr> banned(d.vars.begin() + static_cast<std::ptrdiff_t>(k), d.vars.end());
+  std::vector<Expr> cs;
+  conjuncts(guard, cs);
+  for (Expr c : cs) {
+    auto* b = c.as<Binary>();
+    if (!b || !is_comparison(b->op) || b->op == BinaryOp::Ne || is_float(b->a->type.elem)) continue;
+    BinaryOp op = b->op;
+    Expr e;
+    if (b->a == v && safe_without(b->b, banned)) {
+      e = b->b;
+    } else if (b->b == v && safe_without(b->a, banned)) {
+      e = b->a;  // e op v: mirror the comparison
+      op = op == BinaryOp::Lt   ? BinaryOp::Gt
+           : op == BinaryOp::Gt ? BinaryOp::Lt
+           : op == BinaryOp::Le ? BinaryOp::Ge
+           : op == BinaryOp::Ge ? BinaryOp::Le
+                                : op;
+    } else {
+      continue;
+    }
+    std::string x = "(" + index(e) + ")";
+    if (op == BinaryOp::Lt || op == BinaryOp::Eq)
+      hi = "std::min<i64>(" + hi + ", " + x + (op == BinaryOp::Eq ? " + 1" : "") + ")";
+    if (op == BinaryOp::Le) hi = "std::min<i64>(" + hi + ", " + x + " + 1)";
+    if (op == BinaryOp::Gt) lo = "std::max<i64>(" + lo + ", " + x + " + 1)";
+    if (op == BinaryOp::Ge || op == BinaryOp::Eq) lo = "std::max<i64>(" + lo + ", " + x + ")";
+  }
+  if (lo != "i64(0)" || hi.find("std::min") != std::string::npos) {
+    std::string l = fresh("lo"), h = fresh("hi");
+    line("const i64 " + l + " = " + lo + ";");
+    line("const i64 " + h + " = " + hi + ";");
+    lo = l;
+    hi = h;
+  }
+}
+
+// The zero of a type (a false bracket around a tensor or tuple).
+std::string Emitter::zero_value(const Type& t, Expr at) {
+  if (t.is_tuple()) {
+    std::vector<std::string> fs;
+    for (const auto& f : t.fields) {
+      Type ft = f;
+      ft.dims.insert(ft.dims.begin(), t.dims.begin(), t.dims.end());
+      fs.push_back(zero_value(ft, at));
+    }
+    return ctype(t) + braced(fs);
+  }
+  if (t.dims.empty()) return is_float(t.elem) ? "T(0)" : "i64(0)";
+  std::vector<std::string> dims;
+  for (auto d : t.dims) dims.push_back(bound_dim(d, at, false));
+  if (t.storage == Storage::Dense)
+    return "adlab_rt::dense<" + elem_type(t.elem) + ">(" + braced(dims) + ")";
+  return "adlab_rt::zero_sparse<" + elem_type(t.elem) + ">(" +
+         (t.storage == Storage::Csr ? "adlab_rt::kCsr, " : "adlab_rt::kCoo, ") + braced(dims) + ")";
+}
+
+// tensor[keys...]: a scalar, a dense slice, or (an array of tuples) a tuple of them.
+std::string Emitter::index_value(Expr tensor_expr, const std::string& v, const Type& t, Expr self,
+                                 const std::vector<std::string>& keys,
+                                 const std::vector<Expr>& idx) {
+  if (t.is_tuple()) {
+    std::vector<std::string> fs;
+    for (std::size_t k = 0; k < t.fields.size(); ++k) {
+      Type ft = t.fields[k];
+      ft.dims.insert(ft.dims.begin(), t.dims.begin(), t.dims.end());
+      std::string f = fresh("fld");
+      line("const auto& " + f + " = std::get<" + std::to_string(k) + ">(" + v + ");");
+      fs.push_back(index_value(tensor_expr, f, ft, self, keys, idx));
+    }
+    std::string r = fresh("tix");
+    Type rt = self->type;
+    line("const " + ctype(rt) + " " + r + braced(fs) + ";");
+    return r;
+  }
+  if (keys.size() > t.dims.size())
+    throw Unsupported(pos_of(self, source),
+                      "cpu backend: too many indices in `" + expr_str(self) + "`");
+  for (std::size_t k = 0; k < keys.size(); ++k) {
+    int s =
+        site(self, "index out of range: `" + expr_str(idx[k]) + "` = {a} is outside [0, {b}) in `" +
+                       expr_str(self) + "` (dimension " + std::to_string(k) + ")");
+    line("adlab_rt::check(" + std::to_string(s) + ", " + keys[k] + ", " + v + ".shape[" +
+         std::to_string(k) + "], " + std::to_string(k) + ");");
+  }
+  std::string key = fresh("key"), r = fresh("ix");
+  line("const i64 " + key + "[] = " + braced(keys.empty() ? std::vector<std::string>{"0"} : keys) +
+       ";");
+  if (keys.size() == t.dims.size())
+    line("const " + elem_type(t.elem) + " " + r + " = adlab_rt::read(" + v + ", " + key + ");");
+  else
+    line("const adlab_rt::Tensor<" + elem_type(t.elem) + "> " + r + " = adlab_rt::slice(" + v +
+         ", " + key + ", " + std::to_string(keys.size()) + ");");
+  (void)tensor_expr;
+  return r;
+}
+
+// Stores `item` (of IR type t) as block `block` of `out` (of matching structure).
+namespace {
+void store_item(Emitter& em, const std::string& out, const std::string& item, const Type& t,
+                const std::string& block, int site) {
+  if (t.is_tuple()) {
+    for (std::size_t k = 0; k < t.fields.size(); ++k) {
+      std::string g = "std::get<" + std::to_string(k) + ">";
+      store_item(em, g + "(" + out + ")", g + "(" + item + ")", t.fields[k], block, site);
+    }
+    return;
+  }
+  em.line("adlab_rt::store(" + std::to_string(site) + ", " + out + ", " + block + ", " + item +
+          ");");
+}
+// A zero tensor of the gen's structure: outer dims then each field's inner dims.
+std::string alloc_result(Emitter& em, const Type& body, const std::vector<std::string>& outer,
+                         Expr at) {
+  if (body.is_tuple()) {  // struct of arrays, as the interpreter holds arrays of tuples
+    std::vector<std::string> fs, types;
+    for (const auto& f : body.fields) {
+      fs.push_back(alloc_result(em, f, outer, at));
+      types.push_back(std::string("adlab_rt::Tensor<") + Emitter::elem_type(f.elem) + ">");
+    }
+    std::string r = "std::tuple<";
+    for (std::size_t k = 0; k < types.size(); ++k) r += (k ? ", " : "") + types[k];
+    return r + ">" + braced(fs);
+  }
+  std::vector<std::string> dims = outer;
+  for (auto d : body.dims) dims.push_back(em.bound_dim(d, at, false));
+  return "adlab_rt::dense<" + Emitter::elem_type(body.elem) + ">(" + braced(dims) + ")";
+}
+}  // namespace
+
+std::string Emitter::gen(const Gen& g, Expr self) {
+  std::string contracted;
+  if (!contraction_off_ && try_contraction(g, self, contracted)) return contracted;
+  std::vector<std::string> outer;
+  for (auto b : g.dom.bounds) {
+    std::string n = fresh("n");
+    line("const i64 " + n + " = " + index(b) + ";");
+    int s = site(b, "gen bound `" + expr_str(b) + "` is negative ({a})");
+    line("if (" + n + " < 0) adlab_rt::fail(" + std::to_string(s) + ", adlab_rt::kNegative, " + n +
+         ");");
+    outer.push_back(n);
+  }
+  const Type& bt = g.body->type;
+  for (const auto& f : bt.fields)
+    if (f.is_tuple())
+      throw Unsupported(pos_of(self, source), "cpu backend: nested tuples in a gen");
+  std::string r = fresh("gen");
+  line("auto " + r + " = " + alloc_result(*this, bt, outer, self) + ";");
+  movable.insert(r);
+  bool par = parallel_depth == 0;
+  ++parallel_depth;
+  std::string pf;
+  if (par) {
+    pf = fresh("pf");
+    line("adlab_rt::ParallelFailure " + pf + ";");
+    std::string work = outer[0];
+    for (std::size_t k = 1; k < outer.size(); ++k) work += " * " + outer[k];
+    // One try per thread's chunk: a try inside the loop would keep it from being optimised.
+    line("#pragma omp parallel if (" + work + " >= 2048)");
+    line("{");
+  }
+  auto saved = names;
+  std::string block = fresh("blk");
+  for (std::size_t k = 0; k < g.dom.vars.size(); ++k) {
+    std::string i = fresh(var_name(g.dom.vars[k]));
+    if (k == 0 && par) {
+      line("i64 " + i + "_lo, " + i + "_hi;");
+      line("adlab_rt::chunk(" + outer[0] + ", " + i + "_lo, " + i + "_hi);");
+      line("i64 " + i + " = " + i + "_lo;");
+      line("try {");
+      line("for (; " + i + " < " + i + "_hi; ++" + i + ") {");
+    } else {
+      line("for (i64 " + i + " = 0; " + i + " < " + outer[k] + "; ++" + i + ") {");
+    }
+    names[g.dom.vars[k].get()] = i;
+  }
+  std::string off = names[g.dom.vars[0].get()];
+  for (std::size_t k = 1; k < outer.size(); ++k)
+    off = "(" + off + ") * " + outer[k] + " + " + names[g.dom.vars[k].get()];
+  line("const i64 " + block + " = " + off + ";");
+  int s = site(self, "a generated element has shape dimension {a} where {b} was expected");
+  if (bt.is_scalar()) {
+    std::string v = scalar(g.body).v;
+    line(r + ".own[static_cast<std::size_t>(" + block + ")] = " + v + ";");
+  } else {
+    std::string v = value(g.body);
+    std::string item = fresh("item");
+    line("const " + ctype(bt) + "& " + item + " = " + v + ";");
+    store_item(*this, r, item, bt, block, s);
+  }
+  for (std::size_t k = g.dom.vars.size(); k-- > 0;) {
+    line("}");
+    if (k == 0 && par) {
+      line("} catch (const adlab_rt::Failure& f) {");
+      line(pf + ".note(" + names[g.dom.vars[0].get()] + ", f);");
+      line("}");
+      line("}");
+    }
+  }
+  if (par) line(pf + ".rethrow();");
+  names = saved;
+  --parallel_depth;
+  return r;
+}
+
+// sum/max/min: the reference's row-major order (sums at the top level run in parallel, with a
+// tolerance the checker allows: DESIGN 2.3 compares sums by the sum of absolute terms).
+Scalar Emitter::reduce(const Reduce& r, Expr self) {
+  const bool fl = is_float(r.body->type.elem);
+  const std::string et = elem_type(r.body->type.elem);
+  if (r.op == ReduceOp::Prod)
+    throw Unsupported(pos_of(self, source), "cpu backend: product reductions");
+  auto saved = names;
+  std::string acc = fresh("acc");
+  if (r.op == ReduceOp::Sum) {
+    std::string terms = acc + "_terms";
+    line(et + " " + acc + " = " + et + "(0);");
+    line("i64 " + terms + " = 0;");
+    bool par = parallel_depth == 0 && !r.dom.is_stored() && fl;
+    ++parallel_depth;
+    std::string pf;
+    if (par) {
+      // The first bound is evaluated once outside the parallel region (it uses no index).
+      pf = fresh("pf");
+      std::string n = fresh("n"), i = fresh(var_name(r.dom.vars[0]));
+      line("const i64 " + n + " = " + index(r.dom.bounds[0]) + ";");
+      line("adlab_rt::ParallelFailure " + pf + ";");
+      line("#pragma omp parallel reduction(+ : " + acc + ", " + terms + ") if (" + n +
+           " >= 65536)");
+      line("{");
+      line("i64 " + i + "_lo, " + i + "_hi;");
+      line("adlab_rt::chunk(" + n + ", " + i + "_lo, " + i + "_hi);");
+      line("i64 " + i + " = " + i + "_lo;");
+      line("try {");
+      line("for (; " + i + " < " + i + "_hi; ++" + i + ") {");
+      names[r.dom.vars[0].get()] = i;
+      Domain rest = r.dom;
+      rest.vars.erase(rest.vars.begin());
+      rest.bounds.erase(rest.bounds.begin());
+      auto* guard = r.body.as<Iverson>();
+      open_domain(rest, self, guard ? guard->pred : Expr());
+      Scalar x = scalar(r.body);
+      line(acc + " += " + x.v + ";");
+      if (x.z != "false")
+        line("if (!(" + x.z + ")) ++" + terms + ";");
+      else
+        line("++" + terms + ";");
+      close_domain(rest);
+      line("}");
+      line("} catch (const adlab_rt::Failure& f) {");
+      line(pf + ".note(" + i + ", f);");
+      line("}");
+      line("}");
+      line(pf + ".rethrow();");
+    } else {
+      auto* guard = r.body.as<Iverson>();
+      open_domain(r.dom, self, guard && !r.dom.is_stored() ? guard->pred : Expr());
+      Scalar x = scalar(r.body);
+      line(acc + " += " + x.v + ";");
+      if (x.z != "false")
+        line("if (!(" + x.z + ")) ++" + terms + ";");
+      else
+        line("++" + terms + ";");
+      close_domain(r.dom);
+    }
+    --parallel_depth;
+    names = saved;
+    return {acc, fl ? "(" + terms + " == 0)" : "false"};
+  }
+  std::string any = acc + "_any";
+  line(et + " " + acc + "{};");
+  line("bool " + any + " = false;");
+  ++parallel_depth;
+  open_domain(r.dom, self);
+  Scalar x = scalar(r.body);
+  std::string xv = fresh("x");
+  line("const " + et + " " + xv + " = " + x.v + ";");
+  std::string better = r.op == ReduceOp::Max ? acc + " < " + xv : xv + " < " + acc;
+  line("if (!" + any + " || " + better + ") " + acc + " = " + xv + ";");
+  line(any + " = true;");
+  close_domain(r.dom);
+  --parallel_depth;
+  int s = site(self, std::string(op_name(r.op)) + " over an empty range has no value");
+  line("if (!" + any + ") adlab_rt::fail(" + std::to_string(s) + ", adlab_rt::kEmpty);");
+  names = saved;
+  return {acc};
+}
+
+std::string Emitter::scan(const Scan& s, Expr self) {
+  if (s.dom.is_stored() || s.dom.vars.size() != 1)
+    throw Unsupported(pos_of(self, source),
+                      "cpu backend: scan over a stored or multi-dimensional domain");
+  const std::string et = elem_type(s.body->type.elem);
+  std::string n = fresh("n"), r = fresh("scan"), acc = fresh("acc"),
+              i = fresh(var_name(s.dom.vars[0]));
+  line("const i64 " + n + " = " + index(s.dom.bounds[0]) + ";");
+  int st = site(s.dom.bounds[0], "scan bound is negative");
+  line("if (" + n + " < 0) adlab_rt::fail(" + std::to_string(st) + ", adlab_rt::kNegative, " + n +
+       ");");
+  line("auto " + r + " = adlab_rt::dense<" + et + ">({" + n + "});");
+  movable.insert(r);
+  line(et + " " + acc + "{};");
+  auto saved = names;
+  ++parallel_depth;
+  line("for (i64 " + i + " = 0; " + i + " < " + n + "; ++" + i + ") {");
+  names[s.dom.vars[0].get()] = i;
+  Scalar x = scalar(s.body);
+  std::string xv = fresh("x");
+  line("const " + et + " " + xv + " = " + x.v + ";");
+  std::string comb;
+  switch (s.op) {
+    case ReduceOp::Sum:
+      comb = acc + " + " + xv;
+      break;
+    case ReduceOp::Prod:
+      comb = acc + " * " + xv;
+      break;
+    case ReduceOp::Max:
+      comb = "(" + acc + " < " + xv + " ? " + xv + " : " + acc + ")";
+      break;
+    default:
+      comb = "(" + xv + " < " + acc + " ? " + xv + " : " + acc + ")";
+  }
+  line(acc + " = " + i + " == 0 ? " + xv + " : " + et + "(" + comb + ");");
+  line(r + ".own[static_cast<std::size_t>(" + i + ")] = " + acc + ";");
+  line("}");
+  --parallel_depth;
+  names = saved;
+  return r;
+}
+
+std::string Emitter::loop(const Loop& l, Expr self) {
+  if (l.dom.is_stored() || l.dom.vars.size() != 1)
+    throw Unsupported(pos_of(self, source),
+                      "cpu backend: loop over a stored or multi-dimensional domain");
+  std::vector<std::string> inits;
+  for (auto i : l.init) {
+    std::string n = fresh("init");
+    line("const auto " + n + " = " + value(i) + ";");
+    inits.push_back(n);
+  }
+  auto saved = names;
+  std::vector<std::string> st;
+  for (std::size_t k = 0; k < l.state.size(); ++k) {
+    std::string n = fresh(var_name(l.state[k]));
+    line(ctype(l.state[k]->type) + " " + n + " = " + inits[k] + ";");
+    names[l.state[k].get()] = n;
+    st.push_back(n);
+  }
+  std::string n = fresh("n"), t = fresh(var_name(l.dom.vars[0]));
+  line("const i64 " + n + " = " + index(l.dom.bounds[0]) + ";");
+  ++parallel_depth;
+  line("for (i64 " + t + " = 0; " + t + " < " + n + "; ++" + t + ") {");
+  names[l.dom.vars[0].get()] = t;
+  std::string nx = fresh("next");
+  line("auto " + nx + " = " + value(l.body) + ";");
+  if (st.size() == 1) {
+    line(st[0] + " = std::move(" + nx + ");");
+  } else {
+    for (std::size_t k = 0; k < st.size(); ++k)
+      line(st[k] + " = std::move(std::get<" + std::to_string(k) + ">(" + nx + "));");
+  }
+  line("}");
+  --parallel_depth;
+  std::string r = fresh("loop");
+  movable.insert(r);
+  if (st.size() == 1)
+    line(ctype(self->type) + " " + r + " = std::move(" + st[0] + ");");
+  else
+    line(ctype(self->type) + " " + r + braced(st) + ";");
+  names = saved;
+  return r;
+}
+
+// scatter: contributions added in the reference's order; one under a false bracket is skipped
+// with no bounds check (DESIGN 2.3). A @coo result stores exactly the keys produced.
+std::string Emitter::scatter(const Scatter& s, Expr self) {
+  const Type& t = s.type;
+  const bool fl = is_float(t.elem);
+  const std::string et = elem_type(t.elem);
+  std::vector<std::string> shape;
+  for (auto d : t.dims) shape.push_back(bound_dim(d, self, true));
+  if (t.storage == Storage::Csr)
+    throw Unsupported(pos_of(self, source), "cpu backend: @csr scatter targets");
+  bool coo = t.storage == Storage::Coo;
+  if (s.at.empty()) throw Unsupported(pos_of(self, source), "cpu backend: rank-0 scatter targets");
+  if (coo && !fl)
+    throw Unsupported(pos_of(self, source), "cpu backend: integer @coo scatter targets");
+  std::string r = fresh("sc"), acc = fresh("coo");
+  if (coo)
+    line("std::map<std::vector<i64>, T> " + acc + ";");
+  else
+    line("auto " + r + " = adlab_rt::dense<" + et + ">(" + braced(shape) + ");");
+  movable.insert(r);
+  auto saved = names;
+  ++parallel_depth;
+  open_domain(s.dom, self);
+  line("do {");
+  if (fl) {
+    Scalar x = scalar(s.value);
+    std::string xv = fresh("x");
+    line("const T " + xv + " = " + x.v + ";");
+    if (x.z != "false") line("if ((" + x.z + ") && " + xv + " == T(0)) break;");
+    std::vector<std::string> keys = {};
+    for (std::size_t k = 0; k < s.at.size(); ++k) {
+      std::string kv = fresh("at");
+      line("const i64 " + kv + " = " + index(s.at[k]) + ";");
+      int st = site(self, "index out of range: `" + expr_str(s.at[k]) +
+                              "` = {a} is outside [0, {b}) in `" + expr_str(self) +
+                              "` (dimension " + std::to_string(k) + ")");
+      line("adlab_rt::check(" + std::to_string(st) + ", " + kv + ", " + shape[k] + ", " +
+           std::to_string(k) + ");");
+      keys.push_back(kv);
+    }
+    if (coo) {
+      line("{ auto it = " + acc + ".emplace(std::vector<i64>" + braced(keys) + ", " + xv + ");");
+      line("if (!it.second) it.first->second += " + xv + "; }");
+    } else {
+      std::string off = keys[0];
+      for (std::size_t k = 1; k < keys.size(); ++k)
+        off = "(" + off + ") * " + shape[k] + " + " + keys[k];
+      line(r + ".own[static_cast<std::size_t>(" + off + ")] += " + xv + ";");
+    }
+  } else {
+    Expr value = s.value;
+    if (auto* guard = value.as<Iverson>()) {
+      line("if (!(" + index(guard->pred) + ")) break;");
+    }
+    std::string xv = fresh("x");
+    line("const i64 " + xv + " = " + index(value) + ";");
+    std::vector<std::string> keys;
+    for (std::size_t k = 0; k < s.at.size(); ++k) {
+      std::string kv = fresh("at");
+      line("const i64 " + kv + " = " + index(s.at[k]) + ";");
+      int st = site(self, "index out of range: `" + expr_str(s.at[k]) +
+                              "` = {a} is outside [0, {b}) in `" + expr_str(self) +
+                              "` (dimension " + std::to_string(k) + ")");
+      line("adlab_rt::check(" + std::to_string(st) + ", " + kv + ", " + shape[k] + ", " +
+           std::to_string(k) + ");");
+      keys.push_back(kv);
+    }
+    std::string off = keys[0];
+    for (std::size_t k = 1; k < keys.size(); ++k)
+      off = "(" + off + ") * " + shape[k] + " + " + keys[k];
+    line(r + ".own[static_cast<std::size_t>(" + off + ")] += " + xv + ";");
+  }
+  line("} while (false);");
+  close_domain(s.dom);
+  --parallel_depth;
+  names = saved;
+  if (coo) {
+    line("auto " + r + " = adlab_rt::zero_sparse<T>(adlab_rt::kCoo, " + braced(shape) + ");");
+    line("for (const auto& [k, v] : " + acc + ") {");
+    line(r + ".own_a.insert(" + r + ".own_a.end(), k.begin(), k.end());");
+    line(r + ".own.push_back(v);");
+    line("}");
+    line(r + ".nnz = static_cast<i64>(" + r + ".own.size());");
+    line(r + ".repoint();");
+  }
+  return r;
+}
+
+}  // namespace adlab::backends::cpu
+
+namespace adlab::backends::cpu {
+// Matrix-matrix and matrix-vector products of dense f64 variables go to the Eigen kernels:
+// gen[i < n, j < m] sum[k < p] A[i, k] * B[k, j] and gen[i < n] sum[k < p] A[i, k] * x[k]
+// (either operand order). Where the shapes do not match the bounds, the loops run instead.
+bool Emitter::try_contraction(const ir::Gen& g, Expr self, std::string& out) {
+  if (g.dom.vars.size() != 1 && g.dom.vars.size() != 2) return false;
+  auto* r = g.body.as<Reduce>();
+  if (!r || r->op != ReduceOp::Sum || r->dom.is_stored() || r->dom.vars.size() != 1) return false;
+  auto* m = r->body.as<Binary>();
+  if (!m || m->op != BinaryOp::Mul) return false;
+  auto dense_var = [](Expr t, std::size_t rank) {
+    return t.as<Var>() && t->type.storage == Storage::Dense && t->type.elem == ElemType::F64 &&
+           !t->type.is_tuple() && t->type.rank() == rank;
+  };
+  auto* a = m->a.as<Access>();
+  auto* b = m->b.as<Access>();
+  if (!a || !b) return false;
+  Expr i = g.dom.vars[0], k = r->dom.vars[0];
+  bool matrix = g.dom.vars.size() == 2;
+  auto is_row = [&](const Access* x) {  // A[i, k]
+    return dense_var(x->tensor, 2) && x->indices.size() == 2 && x->indices[0] == i &&
+           x->indices[1] == k;
+  };
+  auto is_rhs = [&](const Access* x) {  // B[k, j] or x[k]
+    if (matrix)
+      return dense_var(x->tensor, 2) && x->indices.size() == 2 && x->indices[0] == k &&
+             x->indices[1] == g.dom.vars[1];
+    return dense_var(x->tensor, 1) && x->indices.size() == 1 && x->indices[0] == k;
+  };
+  if (!(is_row(a) && is_rhs(b))) {
+    std::swap(a, b);
+    if (!(is_row(a) && is_rhs(b))) return false;
+  }
+  if (!names.count(a->tensor.get()) || !names.count(b->tensor.get())) return false;
+  // A triangular bound (k's bound using i or j) is not a product.
+  std::vector<Expr> work{r->dom.bounds[0]};
+  while (!work.empty()) {
+    Expr e = work.back();
+    work.pop_back();
+    if (e == i || (matrix && e == g.dom.vars[1])) return false;
+    for (auto c : children(e)) work.push_back(c);
+  }
+  std::string A = name_of(a->tensor), B = name_of(b->tensor);
+  std::string n = fresh("n"), p = fresh("p"), res = fresh("mm"), done = res + "_done";
+  line("const i64 " + n + " = " + index(g.dom.bounds[0]) + ";");
+  std::string mcols;
+  if (matrix) {
+    mcols = fresh("m");
+    line("const i64 " + mcols + " = " + index(g.dom.bounds[1]) + ";");
+  }
+  line("const i64 " + p + " = " + index(r->dom.bounds[0]) + ";");
+  line("adlab_rt::Tensor<T> " + res + ";");
+  movable.insert(res);
+  line("bool " + done + " = false;");
+  line("if constexpr (std::is_same_v<T, double>) {");
+  std::string fits =
+      A + ".shape[0] == " + n + " && " + A + ".shape[1] == " + p + " && " + B + ".shape[0] == " + p;
+  if (matrix) fits += " && " + B + ".shape[1] == " + mcols;
+  line("if (services && " + n + " >= 0 && " + p + " >= 0" +
+       (matrix ? " && " + mcols + " >= 0" : "") + " && " + fits + ") {");
+  if (matrix) {
+    line(res + " = adlab_rt::dense<T>({" + n + ", " + mcols + "});");
+    line("services->gemm(" + A + ".p, " + B + ".p, " + res + ".own.data(), " + n + ", " + p + ", " +
+         mcols + ");");
+  } else {
+    line(res + " = adlab_rt::dense<T>({" + n + "});");
+    line("services->gemv(" + A + ".p, " + B + ".p, " + res + ".own.data(), " + n + ", " + p + ");");
+  }
+  line(done + " = true;");
+  line("}");
+  line("}");
+  line("if (!" + done + ") {");
+  contraction_off_ = true;
+  std::string loops = gen(g, self);
+  contraction_off_ = false;
+  line(res + " = std::move(" + loops + ");");
+  line("}");
+  out = res;
+  return true;
+}
+
+}  // namespace adlab::backends::cpu

@@ -1,0 +1,241 @@
+// The `cpu` backend: checks arguments and binds sizes as the interpreter does, runs the loaded
+// unit and turns its failures into adlab::Error at the IR position.
+#include "backends/cpu/cpu_backend.h"
+
+#include <algorithm>
+
+#include "backends/cpu/codegen.h"
+#include "backends/cpu/compiler.h"
+#include "backends/cpu/eigen_kernels.h"
+#include "backends/cpu/runtime/adlab_cpu_rt.h"
+#include "ir/context.h"
+#include "ir/syntax/printer.h"
+
+namespace adlab::backends {
+
+namespace {
+
+using ir::Expr;
+using EntryFn = int (*)(const adlab_rt::InArg*, const std::int64_t*, adlab_rt::OutSink*,
+                        adlab_rt::Failure*, const adlab_rt::Services*);
+
+std::string fill(std::string text, const adlab_rt::Failure& f) {
+  auto put = [&](const std::string& hole, std::int64_t v) {
+    for (auto p = text.find(hole); p != std::string::npos; p = text.find(hole))
+      text.replace(p, hole.size(), std::to_string(v));
+  };
+  put("{a}", f.a);
+  put("{b}", f.b);
+  put("{c}", f.c);
+  return text;
+}
+
+void receive(void* ctx, int storage, int is_float, std::int64_t rank, const std::int64_t* shape,
+             const double* values, const std::int64_t* ints, std::int64_t n,
+             const std::int64_t* row_ptr, const std::int64_t* col_idx, const std::int64_t* coords,
+             std::int64_t nnz) {
+  auto* out = static_cast<std::vector<ir::Tensor>*>(ctx);
+  ir::Tensor t;
+  t.storage = static_cast<ir::Storage>(storage);
+  t.shape.assign(shape, shape + rank);
+  if (is_float)
+    t.values.assign(values, values + n);
+  else
+    t.ints.assign(ints, ints + n);
+  if (storage == adlab_rt::kCsr) {
+    t.row_ptr.assign(row_ptr, row_ptr + shape[0] + 1);
+    t.col_idx.assign(col_idx, col_idx + nnz);
+  } else if (storage == adlab_rt::kCoo) {
+    t.coords.assign(coords, coords + nnz * rank);
+  }
+  out->push_back(std::move(t));
+}
+
+class CpuExecutable : public Executable {
+ public:
+  CpuExecutable(ir::FunctionPtr f, const Options& o, cpu::Unit unit, cpu::Built built)
+      : f_(std::move(f)), options_(o), unit_(std::move(unit)), built_(std::move(built)) {
+    entry_ = reinterpret_cast<EntryFn>(built_.library->symbol("adlab_entry"));
+    if (!entry_) throw Error("cpu backend: the compiled unit has no entry point");
+  }
+
+  std::vector<ir::Tensor> run(const std::vector<ir::Tensor>& inputs) override {
+    const ir::Function& f = *f_;
+    auto sizes = bind_sizes(f, inputs);
+    std::vector<adlab_rt::InArg> args;
+    for (const auto& t : inputs)
+      args.push_back(adlab_rt::InArg{static_cast<int>(t.storage), ir::is_float(t.elem) ? 1 : 0,
+                                     t.rank(), t.shape.data(), t.values.data(), t.ints.data(),
+                                     t.row_ptr.data(), t.col_idx.data(), t.coords.data(), t.nnz()});
+    std::vector<ir::Tensor> out;
+    adlab_rt::OutSink sink{&out, &receive};
+    adlab_rt::Failure failure{};
+    adlab_rt::Services services{&cpu::gemm, &cpu::gemv};
+    int rc = entry_(args.data(), sizes.data(), &sink, &failure, &services);
+    if (rc == 1) {
+      if (failure.site < 0 || static_cast<std::size_t>(failure.site) >= unit_.sites.size())
+        throw InternalError("cpu backend: a failure at an unknown site");
+      const cpu::Site& s = unit_.sites[static_cast<std::size_t>(failure.site)];
+      auto ps = ir::Context::current().positions(s.at, f.pos.source);
+      if (ps.empty()) ps = ir::Context::current().positions(s.at);
+      std::vector<std::string> notes;
+      for (std::size_t k = 1; k < ps.size() && k < 4; ++k)
+        notes.push_back("also at " + ps[k].str());
+      throw Error(ps.empty() ? SourcePos{} : ps[0], fill(s.text, failure), notes);
+    }
+    if (rc != 0)
+      throw Error(f.pos,
+                  "cpu backend: the compiled code of `" + f.name + "` failed (out of memory?)");
+    for (std::size_t k = 0; k < out.size() && k < f.results.size(); ++k)
+      out[k].elem = f.results[k]->type.elem;
+    return out;
+  }
+
+ private:
+  // The interpreter's parameter binding (ir/interp): kinds, ranks, storage and sizes.
+  std::vector<std::int64_t> bind_sizes(const ir::Function& f, const std::vector<ir::Tensor>& args) {
+    if (args.size() != f.params.size())
+      throw Error(f.pos, "`" + f.name + "` takes " + std::to_string(f.params.size()) +
+                             " argument(s), given " + std::to_string(args.size()));
+    std::map<const ir::ExprNode*, std::int64_t> sizes;
+    auto at = [&](std::size_t k) {
+      auto p = ir::pos_of(f.params[k], f.pos.source);
+      return p.valid() ? p : f.pos;
+    };
+    auto bind = [&](Expr s, std::int64_t n, const std::string& from, SourcePos where) {
+      if (n < 0)
+        throw Error(f.pos,
+                    "size `" + ir::var_name(s) + "` is negative (" + std::to_string(n) + ")");
+      auto [it, fresh] = sizes.emplace(s.get(), n);
+      if (!fresh && it->second != n)
+        throw Error(where, "shape mismatch: size `" + ir::var_name(s) + "` is " +
+                               std::to_string(it->second) + " but " + from + " gives " +
+                               std::to_string(n));
+    };
+    for (std::size_t k = 0; k < args.size(); ++k) {
+      const ir::Type& pt = f.params[k]->type;
+      const ir::Tensor& t = args[k];
+      std::string what = "parameter `" + ir::var_name(f.params[k]) + "`";
+      if (pt.dims.empty()) {
+        bool fl = ir::is_float(pt.elem);
+        if (t.rank() != 0 || ir::is_float(t.elem) != fl ||
+            (fl ? t.values.size() : t.ints.size()) != 1)
+          throw Error(at(k), what + " expects a scalar " + ir::elem_name(pt.elem));
+        if (pt.is_index() &&
+            std::find(f.sizes.begin(), f.sizes.end(), f.params[k]) != f.sizes.end())
+          bind(f.params[k], t.ints[0], what, at(k));
+        continue;
+      }
+      if (t.elem != pt.elem &&
+          (ir::is_float(t.elem) != ir::is_float(pt.elem) || options_.scalar_type != "float"))
+        throw Error(at(k), what + " expects " + ir::elem_name(pt.elem) + " entries, given " +
+                               ir::elem_name(t.elem));
+      if (t.storage != pt.storage)
+        throw Error(at(k), what + " is declared " + ir::type_str(pt) + " but given a " +
+                               ir::storage_name(t.storage) + " tensor");
+      if (t.shape.size() != pt.dims.size())
+        throw Error(at(k), what + " has rank " + std::to_string(pt.dims.size()) +
+                               " but the given tensor has rank " + std::to_string(t.shape.size()));
+      if (t.rank() > 8)
+        throw Error(at(k), "cpu backend: tensors of rank above 8 are not supported");
+      std::size_t stored =
+          t.storage == ir::Storage::Dense ? static_cast<std::size_t>(t.numel()) : t.values.size();
+      if ((ir::is_float(t.elem) ? t.values.size() : t.ints.size()) != stored)
+        throw Error(at(k),
+                    what + " holds " +
+                        std::to_string(ir::is_float(t.elem) ? t.values.size() : t.ints.size()) +
+                        " entries where its shape needs " + std::to_string(stored));
+      for (std::size_t d = 0; d < pt.dims.size(); ++d)
+        if (pt.dims[d].as<ir::Var>())
+          bind(pt.dims[d], t.shape[d], what + " dimension " + std::to_string(d), at(k));
+    }
+    std::vector<std::int64_t> out;
+    for (auto s : f.sizes) {
+      if (!sizes.count(s.get())) {
+        auto it = options_.sizes.find(ir::var_name(s));
+        if (it == options_.sizes.end())
+          throw Error(
+              f.pos,
+              "size `" + ir::var_name(s) + "` of `" + f.name + "` is not bound by any parameter",
+              {"give it on the command line: --size " + ir::var_name(s) + "=N"});
+        bind(s, it->second, "--size", f.pos);
+      }
+      out.push_back(sizes[s.get()]);
+    }
+    // Compound dimensions, with every size known (exact divisions as declared).
+    for (std::size_t k = 0; k < args.size(); ++k) {
+      const ir::Type& pt = f.params[k]->type;
+      for (std::size_t d = 0; d < pt.dims.size(); ++d) {
+        if (pt.dims[d].as<ir::Var>()) continue;
+        std::int64_t want = eval_dim(pt.dims[d], sizes, at(k));
+        if (want != args[k].shape[d])
+          throw Error(at(k), "shape mismatch: parameter `" + ir::var_name(f.params[k]) +
+                                 "` dimension " + std::to_string(d) + " is " +
+                                 std::to_string(args[k].shape[d]) + " but `" +
+                                 ir::expr_str(pt.dims[d]) + "` = " + std::to_string(want));
+      }
+    }
+    return out;
+  }
+
+  static std::int64_t eval_dim(Expr d, const std::map<const ir::ExprNode*, std::int64_t>& sizes,
+                               SourcePos at) {
+    if (auto* l = d.as<ir::Literal>()) return static_cast<std::int64_t>(l->value);
+    if (d.as<ir::Var>()) return sizes.at(d.get());
+    if (auto* b = d.as<ir::Binary>()) {
+      std::int64_t x = eval_dim(b->a, sizes, at), y = eval_dim(b->b, sizes, at);
+      switch (b->op) {
+        case ir::BinaryOp::Add:
+          return x + y;
+        case ir::BinaryOp::Sub:
+          return x - y;
+        case ir::BinaryOp::Mul:
+          return x * y;
+        case ir::BinaryOp::Div:
+          if (y <= 0 || x % y != 0)
+            throw Error(at, "the dimension `" + ir::expr_str(d) + "` is not an exact division (" +
+                                std::to_string(x) + " / " + std::to_string(y) + ")");
+          return x / y;
+        default:
+          break;
+      }
+    }
+    throw Unsupported(
+        at, "cpu backend: the parameter dimension `" + ir::expr_str(d) + "` is not supported");
+  }
+
+  ir::FunctionPtr f_;
+  Options options_;
+  cpu::Unit unit_;
+  cpu::Built built_;
+  EntryFn entry_ = nullptr;
+};
+
+class CpuBackend : public Backend {
+ public:
+  std::string_view name() const override { return "cpu"; }
+  std::string description() const override {
+    return "generated C++ compiled to a shared object (OpenMP; double or float)";
+  }
+  bool default_in_checks() const override { return false; }
+  std::unique_ptr<Executable> compile(const ir::FunctionPtr& f, const Options& o) override {
+    if (o.scalar_type != "double" && o.scalar_type != "float")
+      throw Unsupported(f->pos, "backend cpu: scalar type `" + o.scalar_type +
+                                    "` is not supported (double, float)");
+    for (const auto& p : f->params)
+      if (p->type.is_tuple())
+        throw Unsupported(f->pos, "cpu backend: tuple parameters are not supported");
+    cpu::Unit unit = cpu::generate(*f);
+    auto built = cpu::build(unit, f->name, o.scalar_type, cpu::CompilerConfig::from_environment(),
+                            o.keep_source);
+    return std::make_unique<CpuExecutable>(f, o, std::move(unit), std::move(built));
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_cpu_backend() {
+  return std::make_unique<CpuBackend>();
+}
+
+}  // namespace adlab::backends

@@ -1,0 +1,447 @@
+// The small runtime header every generated unit of the cpu backend includes (DESIGN 5): tensors,
+// bounds-checked reads, sparse lookups and the C ABI between adlab and a loaded unit.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <initializer_list>
+#include <limits>
+#include <map>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+namespace adlab_rt {
+
+using i64 = std::int64_t;
+enum Storage : int { kDense = 0, kCsr = 1, kCoo = 2 };
+
+// A tensor argument as adlab passes it (read-only views of its arrays).
+struct InArg {
+  int storage;
+  int is_float;
+  i64 rank;
+  const i64* shape;
+  const double* values;
+  const i64* ints;
+  const i64* row_ptr;
+  const i64* col_idx;
+  const i64* coords;
+  i64 nnz;
+};
+
+// Receives one result: the unit writes dense or sparse arrays through these callbacks.
+struct OutSink {
+  void* ctx;
+  void (*put)(void* ctx, int storage, int is_float, i64 rank, const i64* shape,
+              const double* values, const i64* ints, i64 n, const i64* row_ptr, const i64* col_idx,
+              const i64* coords, i64 nnz);
+};
+
+// Prebuilt contraction kernels (Eigen, linked into adlab): C[m, n] = A[m, k] * B[k, n].
+struct Services {
+  void (*gemm)(const double* a, const double* b, double* c, i64 m, i64 k, i64 n);
+  void (*gemv)(const double* a, const double* x, double* y, i64 m, i64 n);
+};
+
+// A failure at an IR site: adlab formats the message from the site and these numbers.
+struct Failure {
+  int site;
+  int kind;
+  i64 a, b, c;
+};
+enum FailKind : int {
+  kIndex = 1,        // index a outside [0, b) in dimension c
+  kShape = 2,        // generated element dimension a where b was expected
+  kEmpty = 3,        // max/min over an empty range
+  kDivisor = 4,      // integer / or % by a non-positive value a
+  kNegative = 5,     // a bound or dimension is negative (a)
+  kInexact = 6,      // a declared dimension is not an exact division (a / b)
+  kConvert = 7,      // i64(...) of a value that is not a representable integer
+  kArg = 8,          // argument a does not match its parameter (b: 0 rank, 1 dim c, 2 kind)
+  kSizeMismatch = 9  // size bound twice: a vs b (site: the parameter)
+};
+
+[[noreturn]] inline void fail(int site, int kind, i64 a = 0, i64 b = 0, i64 c = 0) {
+  throw Failure{site, kind, a, b, c};
+}
+
+// A tensor of E (T or i64): shape, dense entries or a CSR/COO pattern; owns or views its arrays.
+template <class E>
+struct Tensor {
+  int storage = kDense;
+  i64 rank = 0;
+  i64 shape[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  const E* p = nullptr;
+  i64 nnz = 0;
+  const i64* row_ptr = nullptr;
+  const i64* col_idx = nullptr;
+  const i64* coords = nullptr;
+  std::vector<E> own;
+  std::vector<i64> own_a, own_b;  // CSR row_ptr/col_idx or COO coords, when owned
+  bool owned = false;
+
+  Tensor() = default;
+  Tensor(const Tensor& o) { *this = o; }
+  Tensor(Tensor&& o) noexcept { *this = std::move(o); }
+  Tensor& operator=(const Tensor& o) {
+    if (this == &o) return *this;
+    copy_header(o);
+    if (o.owned) {
+      own = o.own;
+      own_a = o.own_a;
+      own_b = o.own_b;
+      repoint();
+    }
+    return *this;
+  }
+  Tensor& operator=(Tensor&& o) noexcept {
+    if (this == &o) return *this;
+    copy_header(o);
+    if (o.owned) {
+      own = std::move(o.own);
+      own_a = std::move(o.own_a);
+      own_b = std::move(o.own_b);
+      repoint();
+    }
+    return *this;
+  }
+  void copy_header(const Tensor& o) {
+    storage = o.storage;
+    rank = o.rank;
+    std::copy(o.shape, o.shape + 8, shape);
+    p = o.p;
+    nnz = o.nnz;
+    row_ptr = o.row_ptr;
+    col_idx = o.col_idx;
+    coords = o.coords;
+    owned = o.owned;
+  }
+  void repoint() {
+    p = own.data();
+    if (storage == kCsr) {
+      row_ptr = own_a.data();
+      col_idx = own_b.data();
+    } else if (storage == kCoo) {
+      coords = own_a.data();
+    }
+  }
+  i64 numel() const {
+    i64 n = 1;
+    for (i64 d = 0; d < rank; ++d) n *= shape[d];
+    return n;
+  }
+  i64 inner(i64 from) const {
+    i64 n = 1;
+    for (i64 d = from; d < rank; ++d) n *= shape[d];
+    return n;
+  }
+  E* data() { return own.data(); }
+};
+
+// A dense tensor of the given shape, filled with zeros.
+template <class E>
+Tensor<E> dense(std::initializer_list<i64> dims) {
+  Tensor<E> t;
+  t.rank = static_cast<i64>(dims.size());
+  i64 k = 0;
+  for (i64 d : dims) t.shape[k++] = d;
+  t.own.assign(static_cast<std::size_t>(t.numel()), E(0));
+  t.owned = true;
+  t.repoint();
+  t.nnz = t.numel();
+  return t;
+}
+
+// Views an argument; the kinds, ranks and dimensions are checked by the caller.
+template <class E>
+Tensor<E> view(const InArg& a, const E* values) {
+  Tensor<E> t;
+  t.storage = a.storage;
+  t.rank = a.rank;
+  for (i64 d = 0; d < a.rank; ++d) t.shape[d] = a.shape[d];
+  t.p = values;
+  t.nnz = a.nnz;
+  t.row_ptr = a.row_ptr;
+  t.col_idx = a.col_idx;
+  t.coords = a.coords;
+  return t;
+}
+
+// A floating argument as a tensor of T: viewed in place for double, converted otherwise.
+template <class T>
+Tensor<T> param(const InArg& a) {
+  if constexpr (std::is_same_v<T, double>) {
+    return view<T>(a, a.values);
+  } else {
+    Tensor<T> t = view<T>(a, nullptr);
+    i64 n = a.storage == kDense ? t.numel() : a.nnz;
+    t.own.resize(static_cast<std::size_t>(n));
+    for (i64 k = 0; k < n; ++k) t.own[static_cast<std::size_t>(k)] = T(a.values[k]);
+    if (a.storage == kCsr) {
+      t.own_a.assign(a.row_ptr, a.row_ptr + a.shape[0] + 1);
+      t.own_b.assign(a.col_idx, a.col_idx + a.nnz);
+    } else if (a.storage == kCoo) {
+      t.own_a.assign(a.coords, a.coords + a.nnz * a.rank);
+    }
+    t.owned = true;
+    t.repoint();
+    return t;
+  }
+}
+
+inline i64 check(int site, i64 i, i64 n, i64 dim) {
+  if (i < 0 || i >= n) fail(site, kIndex, i, n, dim);
+  return i;
+}
+
+// Floor division and its remainder (divisor checked positive by the caller's site).
+inline i64 fdiv(int site, i64 x, i64 y) {
+  if (y <= 0) fail(site, kDivisor, y);
+  i64 q = x / y, m = x % y;
+  return m < 0 ? q - 1 : q;
+}
+inline i64 fmod(int site, i64 x, i64 y) {
+  if (y <= 0) fail(site, kDivisor, y);
+  i64 m = x % y;
+  return m < 0 ? m + y : m;
+}
+
+// Floor division and remainder by a positive constant (no check; the compiler strength-reduces).
+template <i64 Y>
+inline i64 fdiv_c(i64 x) {
+  static_assert(Y > 0);
+  i64 q = x / Y, m = x % Y;
+  return m < 0 ? q - 1 : q;
+}
+template <i64 Y>
+inline i64 fmod_c(i64 x) {
+  static_assert(Y > 0);
+  i64 m = x % Y;
+  return m < 0 ? m + Y : m;
+}
+
+// Position of (r, c) among the stored entries of a CSR tensor, or -1.
+template <class E>
+i64 csr_find(const Tensor<E>& t, i64 r, i64 c) {
+  const i64* b = t.col_idx + t.row_ptr[r];
+  const i64* e = t.col_idx + t.row_ptr[r + 1];
+  const i64* it = std::lower_bound(b, e, c);
+  return it != e && *it == c ? it - t.col_idx : -1;
+}
+// Position of a full key among the stored entries of a COO tensor, or -1.
+template <class E>
+i64 coo_find(const Tensor<E>& t, const i64* key) {
+  i64 rank = t.rank, lo = 0, hi = t.nnz;
+  while (lo < hi) {
+    i64 mid = (lo + hi) / 2;
+    const i64* k = t.coords + mid * rank;
+    if (std::lexicographical_compare(k, k + rank, key, key + rank))
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (lo < t.nnz && std::equal(key, key + rank, t.coords + lo * rank)) return lo;
+  return -1;
+}
+// A full read; absent sparse entries read as 0.
+template <class E>
+E read(const Tensor<E>& t, const i64* key) {
+  if (t.storage == kDense) {
+    i64 off = 0;
+    for (i64 d = 0; d < t.rank; ++d) off = off * t.shape[d] + key[d];
+    return t.p[off];
+  }
+  i64 p = t.storage == kCsr ? csr_find(t, key[0], key[1]) : coo_find(t, key);
+  return p < 0 ? E(0) : t.p[p];
+}
+// Whether key is a stored entry (outside the shape: not stored).
+template <class E>
+bool stored(const Tensor<E>& t, const i64* key) {
+  for (i64 d = 0; d < t.rank; ++d)
+    if (key[d] < 0 || key[d] >= t.shape[d]) return false;
+  if (t.storage == kCsr) return csr_find(t, key[0], key[1]) >= 0;
+  if (t.storage == kCoo) return coo_find(t, key) >= 0;
+  return true;
+}
+
+// Calls fn(key, position) for every stored entry whose first k coordinates equal prefix.
+template <class E, class F>
+void for_each_stored(const Tensor<E>& t, const i64* prefix, i64 k, F&& fn) {
+  i64 key[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  if (t.storage == kCsr) {
+    i64 r0 = k >= 1 ? prefix[0] : 0, r1 = k >= 1 ? prefix[0] + 1 : t.shape[0];
+    for (i64 r = r0; r < r1; ++r)
+      for (i64 p = t.row_ptr[r]; p < t.row_ptr[r + 1]; ++p) {
+        key[0] = r;
+        key[1] = t.col_idx[p];
+        if (k == 2 && key[1] != prefix[1]) continue;
+        fn(static_cast<const i64*>(key), p);
+      }
+  } else if (t.storage == kCoo) {
+    for (i64 p = 0; p < t.nnz; ++p) {
+      const i64* c = t.coords + p * t.rank;
+      if (!std::equal(prefix, prefix + k, c)) continue;
+      fn(c, p);
+    }
+  } else {
+    i64 n = t.inner(k), base = 0;
+    for (i64 d = 0; d < k; ++d) {
+      key[d] = prefix[d];
+      base = base * t.shape[d] + prefix[d];
+    }
+    base *= n;
+    for (i64 q = 0; q < n; ++q) {
+      i64 rem = q;
+      for (i64 d = t.rank; d-- > k;) {
+        key[d] = rem % t.shape[d];
+        rem /= t.shape[d];
+      }
+      fn(static_cast<const i64*>(key), base + q);
+    }
+  }
+}
+
+// The sub-tensor with the first k indices fixed: a dense copy (sparse rows are densified).
+template <class E>
+Tensor<E> slice(const Tensor<E>& t, const i64* key, i64 k) {
+  Tensor<E> r;
+  r.rank = t.rank - k;
+  for (i64 d = 0; d < r.rank; ++d) r.shape[d] = t.shape[k + d];
+  i64 inner = r.numel();
+  r.owned = true;
+  if (t.storage == kDense) {
+    i64 off = 0;
+    for (i64 d = 0; d < k; ++d) off = off * t.shape[d] + key[d];
+    off *= inner;
+    r.own.assign(t.p + off, t.p + off + inner);
+  } else {
+    r.own.assign(static_cast<std::size_t>(inner), E(0));
+    for_each_stored(t, key, k, [&](const i64* full, i64 pos) {
+      i64 off = 0;
+      for (i64 d = k; d < t.rank; ++d) off = off * t.shape[d] + full[d];
+      r.own[static_cast<std::size_t>(off)] = t.p[pos];
+    });
+  }
+  r.nnz = inner;
+  r.repoint();
+  return r;
+}
+
+// Writes a generated element into block `block` of out (a scalar, or a tensor of out's inner
+// shape, densified).
+template <class E>
+void store(int site, Tensor<E>& out, i64 block, const E& v) {
+  (void)site;
+  out.own[static_cast<std::size_t>(block)] = v;
+}
+template <class E>
+void store(int site, Tensor<E>& out, i64 block, const Tensor<E>& v) {
+  i64 outer = out.rank - v.rank;
+  for (i64 d = 0; d < v.rank; ++d)
+    if (v.shape[d] != out.shape[outer + d]) fail(site, kShape, v.shape[d], out.shape[outer + d]);
+  i64 inner = v.numel();
+  E* dst = out.own.data() + block * inner;
+  if (v.storage == kDense) {
+    std::copy(v.p, v.p + inner, dst);
+    return;
+  }
+  Tensor<E> d = slice(v, nullptr, 0);
+  std::copy(d.p, d.p + inner, dst);
+}
+
+// A zero sparse tensor of the given shape (the value of a false bracket around one).
+template <class E>
+Tensor<E> zero_sparse(int storage, std::initializer_list<i64> dims) {
+  Tensor<E> t;
+  t.storage = storage;
+  t.rank = static_cast<i64>(dims.size());
+  i64 k = 0;
+  for (i64 d : dims) t.shape[k++] = d;
+  t.owned = true;
+  if (storage == kCsr) {
+    t.own_a.assign(static_cast<std::size_t>(t.shape[0] + 1), 0);
+    t.own_b.clear();
+  }
+  t.repoint();
+  return t;
+}
+
+// Sends a result to adlab (i64 results as ints, floating ones converted to double).
+template <class E>
+void put(OutSink* sink, const Tensor<E>& t) {
+  constexpr bool fl = !std::is_same_v<E, i64>;
+  std::vector<double> vals;
+  i64 n = t.storage == kDense ? t.numel() : t.nnz;
+  const double* vp = nullptr;
+  const i64* ip = nullptr;
+  if constexpr (std::is_same_v<E, double>) {
+    vp = t.p;  // adlab copies it once
+  } else if constexpr (fl) {
+    vals.resize(static_cast<std::size_t>(n));
+    for (i64 k = 0; k < n; ++k) vals[static_cast<std::size_t>(k)] = static_cast<double>(t.p[k]);
+    vp = vals.data();
+  } else {
+    ip = t.p;
+  }
+  sink->put(sink->ctx, t.storage, fl, t.rank, t.shape, vp, ip, n, t.row_ptr, t.col_idx, t.coords,
+            t.nnz);
+}
+template <class E>
+void put_scalar(OutSink* sink, const E& v) {
+  Tensor<E> t;
+  t.own.assign(1, v);
+  t.owned = true;
+  t.repoint();
+  t.nnz = 1;
+  put(sink, t);
+}
+
+// This thread's static chunk [lo, hi) of [0, n) inside a parallel region (all of it outside one).
+inline void chunk(i64 n, i64& lo, i64& hi) {
+#ifdef _OPENMP
+  i64 t = omp_get_thread_num(), nt = omp_get_num_threads();
+  i64 q = n / nt, r = n % nt;
+  lo = t * q + (t < r ? t : r);
+  hi = lo + q + (t < r ? 1 : 0);
+#else
+  lo = 0;
+  hi = n;
+#endif
+}
+
+// The first failure of a parallel loop, by iteration order, so errors are deterministic.
+struct ParallelFailure {
+  bool any = false;
+  i64 at = 0;
+  Failure f{};
+  void note(i64 iteration, const Failure& x) {
+#ifdef _OPENMP
+#pragma omp critical(adlab_rt_failure)
+#endif
+    {
+      if (!any || iteration < at) {
+        any = true;
+        at = iteration;
+        f = x;
+      }
+    }
+  }
+  void rethrow() const {
+    if (any) throw f;
+  }
+};
+
+template <class T>
+T sigmoid(T x) {
+  return T(1) / (T(1) + std::exp(T(-x)));
+}
+
+}  // namespace adlab_rt

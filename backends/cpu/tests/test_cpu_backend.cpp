@@ -1,0 +1,233 @@
+// The cpu backend: generated code agrees with the interpreter; bounds errors, compile errors,
+// the cache and declined constructs (DESIGN 5).
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+
+#include "backends/backend.h"
+#include "backends/cpu/codegen.h"
+#include "backends/cpu/compiler.h"
+#include "ir/syntax/parser.h"
+
+using namespace adlab;
+using namespace adlab::backends;
+
+namespace {
+const char* kProgram = R"(func dot(x: f64[n], y: f64[n]) -> f64 {
+  return sum[i < n] x[i] * y[i]
+}
+
+func pairs(x: f64[n]) -> (f64, f64[n]) {
+  let z = gen[i < n] (x[i] * x[i], x[i] + 1)
+  let m = max[j < n] x[j]
+  return (sum[j < n] z[j].0 * z[j].1 + m, scan[k < n] (+) x[k])
+}
+
+func shifted(x: f64[n]) -> f64[n] {
+  return gen[i < n] [i >= 1] * x[i - 1] + x[i + 1 - 1]
+}
+
+func unguarded(x: f64[n]) -> f64[n] {
+  return gen[i < n] x[i + 1]
+}
+
+func sparse_rows(A: f64[n, m] @csr, v: f64[m]) -> f64[n] {
+  return gen[i < n] sum[(j) in A[i]] A[i, j] * v[j]
+}
+
+func folded(a: f64[n], k: i64) -> (f64, f64[n]) {
+  return loop[t < k] (s = 0, w = a) { next (s + sum[i < n] w[i], gen[i < n] 0.5 * w[i]) }
+}
+
+func scattered(idx: i64[n], v: f64[n]) -> f64[4] {
+  return scatter[i < n] to f64[4] at (idx[i]) add v[i]
+}
+)";
+
+ir::FunctionPtr function(const std::string& name) {
+  static ir::Module m = ir::parse_module(kProgram, "cpu_test.adl");
+  return m.entry(name);
+}
+
+ir::Tensor vec(std::vector<double> v) {
+  ir::Tensor t;
+  t.shape = {static_cast<std::int64_t>(v.size())};
+  t.values = std::move(v);
+  return t;
+}
+
+void use_temp_cache() {
+  static bool done = [] {
+    auto dir = std::filesystem::temp_directory_path() / "adlab_cpu_backend_tests";
+    setenv("ADLAB_CACHE_DIR", dir.c_str(), 1);
+    return true;
+  }();
+  (void)done;
+}
+
+std::vector<ir::Tensor> run(const std::string& backend, const std::string& f,
+                            const std::vector<ir::Tensor>& in) {
+  use_temp_cache();
+  return BackendRegistry::instance().get(backend).compile(function(f), Options{})->run(in);
+}
+
+void check_agree(const std::string& f, const std::vector<ir::Tensor>& in) {
+  auto want = run("interp", f, in);
+  auto got = run("cpu", f, in);
+  REQUIRE(got.size() == want.size());
+  for (std::size_t k = 0; k < got.size(); ++k) {
+    CHECK(got[k].shape == want[k].shape);
+    CHECK(got[k].ints == want[k].ints);
+    REQUIRE(got[k].values.size() == want[k].values.size());
+    for (std::size_t i = 0; i < got[k].values.size(); ++i)
+      CHECK(std::fabs(got[k].values[i] - want[k].values[i]) <=
+            1e-12 * std::max(1.0, std::fabs(want[k].values[i])));
+  }
+}
+}  // namespace
+
+TEST_CASE("cpu: dot, tuples, max, scan and brackets agree with the interpreter", "[cpu]") {
+  auto x = vec({0.5, -1.25, 2.0, 3.5}), y = vec({1.0, 2.0, -0.5, 0.25});
+  check_agree("dot", {x, y});
+  check_agree("pairs", {x});
+  check_agree("shifted", {x});
+}
+
+TEST_CASE("cpu: sparse rows, loops with tuple state, scatter", "[cpu]") {
+  ir::Tensor a;
+  a.storage = ir::Storage::Csr;
+  a.shape = {3, 4};
+  a.row_ptr = {0, 2, 2, 3};
+  a.col_idx = {0, 3, 1};
+  a.values = {1.5, -2.0, 4.0};
+  check_agree("sparse_rows", {a, vec({1, 2, 3, 4})});
+  ir::Tensor k;
+  k.elem = ir::ElemType::I64;
+  k.ints = {3};
+  check_agree("folded", {vec({1, 2, 3}), k});
+  ir::Tensor idx;
+  idx.elem = ir::ElemType::I64;
+  idx.shape = {3};
+  idx.ints = {2, 0, 2};
+  check_agree("scattered", {idx, vec({1, 2, 3})});
+}
+
+TEST_CASE("cpu: an out-of-range access is an error naming the access and its position", "[cpu]") {
+  try {
+    run("cpu", "unguarded", {vec({1, 2, 3})});
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.message() ==
+          "index out of range: `i + 1` = 3 is outside [0, 3) in `x[i + 1]` (dimension 0)");
+    CHECK(e.pos().line == 16);
+  }
+  ir::Tensor idx;
+  idx.elem = ir::ElemType::I64;
+  idx.shape = {1};
+  idx.ints = {7};
+  CHECK_THROWS_WITH(run("cpu", "scattered", {idx, vec({1})}),
+                    Catch::Contains("`idx[i]` = 7 is outside [0, 4)"));
+}
+
+TEST_CASE("cpu: unsupported scalar types are declined as Unsupported", "[cpu]") {
+  Options o;
+  o.scalar_type = "mp50";
+  CHECK_THROWS_AS(BackendRegistry::instance().get("cpu").compile(function("dot"), o), Unsupported);
+}
+
+TEST_CASE("cpu: float instantiation of the generated code", "[cpu]") {
+  use_temp_cache();
+  Options o;
+  o.scalar_type = "float";
+  auto exe = BackendRegistry::instance().get("cpu").compile(function("dot"), o);
+  auto r = exe->run({vec({1.0, 2.0}), vec({3.0, 0.1})});
+  CHECK(r[0].values[0] == static_cast<double>(3.0f + 2.0f * 0.1f));
+}
+
+TEST_CASE("cpu: the cache finds a compiled unit again", "[cpu]") {
+  use_temp_cache();
+  auto unit = cpu::generate(*function("pairs"));
+  auto config = cpu::CompilerConfig::from_environment();
+  cpu::build(unit, "pairs", "double", config, "");
+  auto again = cpu::build(unit, "pairs", "double", config, "");
+  CHECK(again.cache_hit);
+  CHECK(again.seconds < 0.01);
+}
+
+TEST_CASE("cpu: a compiler error names the generated line and the IR statement", "[cpu]") {
+  use_temp_cache();
+  auto unit = cpu::generate(*function("dot"));
+  auto config = cpu::CompilerConfig::from_environment();
+  config.flags = "-O0 -Dservices=1";  // breaks one generated declaration
+  try {
+    cpu::build(unit, "dot", "double", config, "");
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK_THAT(e.message(), Catch::StartsWith("cpu backend: the generated C++ did not compile"));
+    INFO(e.what());
+    REQUIRE(e.notes().size() == 2);
+    CHECK_THAT(e.notes()[0], Catch::Contains(".cpp:"));
+    CHECK_THAT(e.notes()[1], Catch::StartsWith("generated from "));
+  }
+}
+
+TEST_CASE("cpu: matrix products go to Eigen and agree; triangular ones stay loops", "[cpu]") {
+  use_temp_cache();
+  static ir::Module m = ir::parse_module(R"(func mm(A: f64[n, p], B: f64[p, q]) -> f64[n, q] {
+  return gen[i < n, j < q] sum[k < p] A[i, k] * B[k, j]
+}
+
+func mv(A: f64[n, p], x: f64[p]) -> f64[n] {
+  return gen[i < n] sum[k < p] x[k] * A[i, k]
+}
+
+func tri(A: f64[n, n], B: f64[n, n]) -> f64[n, n] {
+  return gen[i < n, j < n] sum[k < i + 1] A[i, k] * B[k, j]
+}
+)",
+                                         "cpu_mm.adl");
+  ir::Tensor a, b, x = vec({1, -2, 0.5});
+  a.shape = {3, 3};
+  a.values = {1, 2, 3, 4, 5, 6, 7, 8, 9.5};
+  b.shape = {3, 2};
+  b.values = {0.5, -1, 2, 0.25, -3, 1};
+  auto both = [&](const std::string& f, const std::vector<ir::Tensor>& in) {
+    auto want = BackendRegistry::instance().get("interp").compile(m.entry(f), {})->run(in);
+    auto got = BackendRegistry::instance().get("cpu").compile(m.entry(f), {})->run(in);
+    REQUIRE(got[0].values.size() == want[0].values.size());
+    for (std::size_t k = 0; k < got[0].values.size(); ++k)
+      CHECK(got[0].values[k] == Approx(want[0].values[k]).epsilon(1e-14));
+  };
+  both("mm", {a, b});
+  both("mv", {a, x});
+  both("tri", {a, a});
+  CHECK(cpu::generate(*m.entry("mm")).source.find("services->gemm") != std::string::npos);
+  CHECK(cpu::generate(*m.entry("mv")).source.find("services->gemv") != std::string::npos);
+  CHECK(cpu::generate(*m.entry("tri")).source.find("services->") == std::string::npos);
+}
+
+TEST_CASE("cpu: affine brackets narrow loop bounds (paper 000 TC01-style diagonal and band)",
+          "[cpu]") {
+  use_temp_cache();
+  static ir::Module m = ir::parse_module(R"(func diag(A: f64[n, n]) -> f64 {
+  return sum[i < n, j < n] [i == j] * A[i, j]
+}
+
+func banded(x: f64[n]) -> f64[n] {
+  return gen[i < n] sum[j < n] [i - 1 <= j && j < i + 2 && j != i] * x[j]
+}
+)",
+                                         "cpu_narrow.adl");
+  ir::Tensor a;
+  a.shape = {3, 3};
+  a.values = {1, 2, 3, 4, 5, 6, 7, 8, 9.5};
+  for (const char* f : {"diag", "banded"}) {
+    std::vector<ir::Tensor> in = {std::string(f) == "diag" ? a : vec({1, -2, 0.5, 4})};
+    auto want = BackendRegistry::instance().get("interp").compile(m.entry(f), {})->run(in);
+    auto got = BackendRegistry::instance().get("cpu").compile(m.entry(f), {})->run(in);
+    CHECK(got[0].values == want[0].values);  // skipped points are strong zeros: exact
+    CHECK(cpu::generate(*m.entry(f)).source.find("std::min<i64>") != std::string::npos);
+  }
+}

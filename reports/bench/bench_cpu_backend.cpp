@@ -1,0 +1,234 @@
+// Google Benchmark: the cpu backend against a copy loop's bandwidth, Eigen and hand-written C++
+// (issue 10 performance targets; ratios are taken within one run of this binary).
+#include <benchmark/benchmark.h>
+#include <omp.h>
+
+#include <Eigen/Dense>
+#include <cmath>
+#include <string>
+
+#include "backends/backend.h"
+#include "ir/syntax/parser.h"
+#include "ir/tensor/random.h"
+
+using namespace adlab;
+
+namespace {
+
+const char* kPrograms = R"(func dot(x: f64[n], y: f64[n]) -> f64 {
+  return sum[i < n] x[i] * y[i]
+}
+
+func axpy(x: f64[n], y: f64[n]) -> f64[n] {
+  return gen[i < n] 2 * x[i] + y[i]
+}
+
+func matmul(A: f64[n, p], B: f64[p, m]) -> f64[n, m] {
+  return gen[i < n, j < m] sum[k < p] A[i, k] * B[k, j]
+}
+
+func matmul_loops(A: f64[n, p], B: f64[p, m]) -> f64[n, m] {
+  return gen[i < n, j < m] sum[k < p] A[i, k] * B[k, j] + 0 * A[i, 0]
+}
+)";
+
+std::unique_ptr<backends::Executable> compiled(const std::string& name) {
+  static ir::Module m = ir::parse_module(kPrograms, "bench_cpu.adl");
+  return backends::BackendRegistry::instance().get("cpu").compile(m.entry(name),
+                                                                  backends::Options{});
+}
+
+std::unique_ptr<backends::Executable> compiled_file(const std::string& path,
+                                                    const std::string& name) {
+  static ir::Module m = ir::parse_file(path);
+  return backends::BackendRegistry::instance().get("cpu").compile(m.entry(name),
+                                                                  backends::Options{});
+}
+
+ir::Tensor vec(std::int64_t n, std::uint64_t seed) {
+  return ir::random_normal({n}, 0, 1, seed);
+}
+
+// The reference bandwidth: read x, write y (16 bytes per element).
+void BM_CopyLoop(benchmark::State& state) {
+  omp_set_num_threads(static_cast<int>(state.range(1)));
+  const std::int64_t n = state.range(0);
+  auto x = vec(n, 1);
+  std::vector<double> y(static_cast<std::size_t>(n));
+  for (auto _ : state) {
+    const double* src = x.values.data();
+    double* dst = y.data();
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < n; ++i) dst[i] = src[i];
+    benchmark::DoNotOptimize(y.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(state.iterations() * n * 16);
+}
+
+void BM_CpuDot(benchmark::State& state) {
+  omp_set_num_threads(static_cast<int>(state.range(1)));
+  const std::int64_t n = state.range(0);
+  auto exe = compiled("dot");
+  std::vector<ir::Tensor> in = {vec(n, 1), vec(n, 2)};
+  for (auto _ : state) benchmark::DoNotOptimize(exe->run(in));
+  state.SetBytesProcessed(state.iterations() * n * 16);
+}
+
+// Bytes counted: read x and y, write the result (24 per element); the result is also copied
+// once into adlab's tensor, which the count leaves out.
+void BM_CpuAxpy(benchmark::State& state) {
+  omp_set_num_threads(static_cast<int>(state.range(1)));
+  const std::int64_t n = state.range(0);
+  auto exe = compiled("axpy");
+  std::vector<ir::Tensor> in = {vec(n, 1), vec(n, 2)};
+  for (auto _ : state) benchmark::DoNotOptimize(exe->run(in));
+  state.SetBytesProcessed(state.iterations() * n * 24);
+}
+
+ir::Tensor mat(std::int64_t r, std::int64_t c, std::uint64_t seed) {
+  return ir::random_normal({r, c}, 0, 1, seed);
+}
+
+void BM_CpuMatmul(benchmark::State& state) {
+  omp_set_num_threads(static_cast<int>(state.range(1)));
+  Eigen::setNbThreads(static_cast<int>(state.range(1)));  // the contraction kernel is Eigen's
+  const std::int64_t n = state.range(0);
+  auto exe = compiled(state.range(2) ? "matmul_loops" : "matmul");
+  std::vector<ir::Tensor> in = {mat(n, n, 1), mat(n, n, 2)};
+  for (auto _ : state) benchmark::DoNotOptimize(exe->run(in));
+  state.SetItemsProcessed(state.iterations() * 2 * n * n * n);
+}
+
+void BM_EigenMatmul(benchmark::State& state) {
+  Eigen::setNbThreads(static_cast<int>(state.range(1)));
+  const std::int64_t n = state.range(0);
+  using M = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  M a = M::Random(n, n), b = M::Random(n, n), c(n, n);
+  for (auto _ : state) {
+    c.noalias() = a * b;
+    benchmark::DoNotOptimize(c.data());
+  }
+  state.SetItemsProcessed(state.iterations() * 2 * n * n * n);
+}
+
+// GMM objective (suites/papers/accelerate/gmm.adl), d = 64, K = 100, N = 10,000.
+struct Gmm {
+  std::int64_t D = 64, K = 100, N = 10000;
+  std::vector<ir::Tensor> in;
+  Gmm() {
+    std::int64_t L = D + D * (D - 1) / 2;
+    in = {vec(K, 1),    mat(K, D, 2), ir::random_normal({K, L}, 0, 0.1, 3),
+          mat(N, D, 4), ir::Tensor{}, ir::Tensor{}};
+    in[4].values = {1.5};
+    in[5].values = {2.0};
+  }
+};
+
+double logsumexp(const double* v, std::int64_t k) {
+  double mx = v[0];
+  for (std::int64_t i = 1; i < k; ++i) mx = mx < v[i] ? v[i] : mx;
+  double s = 0;
+  for (std::int64_t i = 0; i < k; ++i) s += std::exp(v[i] - mx);
+  return std::log(s) + mx;
+}
+
+// The same formula written by hand (the thesis's icf layout), OpenMP over the data points.
+double gmm_by_hand(const Gmm& g) {
+  const std::int64_t D = g.D, K = g.K, N = g.N, L = D + D * (D - 1) / 2;
+  const double *alphas = g.in[0].values.data(), *means = g.in[1].values.data(),
+               *icf = g.in[2].values.data(), *x = g.in[3].values.data();
+  const double wg = g.in[4].values[0], wm = g.in[5].values[0];
+  std::vector<double> qdiag(static_cast<std::size_t>(K * D)), sumq(static_cast<std::size_t>(K));
+  for (std::int64_t k = 0; k < K; ++k) {
+    double s = 0;
+    for (std::int64_t d = 0; d < D; ++d) {
+      qdiag[static_cast<std::size_t>(k * D + d)] = std::exp(icf[k * L + d]);
+      s += icf[k * L + d];
+    }
+    sumq[static_cast<std::size_t>(k)] = s;
+  }
+  double slse = 0;
+#pragma omp parallel for schedule(static) reduction(+ : slse)
+  for (std::int64_t n = 0; n < N; ++n) {
+    std::vector<double> xc(static_cast<std::size_t>(D)), inner(static_cast<std::size_t>(K));
+    for (std::int64_t k = 0; k < K; ++k) {
+      for (std::int64_t d = 0; d < D; ++d)
+        xc[static_cast<std::size_t>(d)] = x[n * D + d] - means[k * D + d];
+      double sq = 0;
+      for (std::int64_t r = 0; r < D; ++r) {
+        double q = qdiag[static_cast<std::size_t>(k * D + r)] * xc[static_cast<std::size_t>(r)];
+        for (std::int64_t c = 0; c < r; ++c)
+          q += icf[k * L + D + (D * (D - 1) / 2 - (D - 1 - c) * (D - c) / 2 + r - c - 1)] *
+               xc[static_cast<std::size_t>(c)];
+        sq += q * q;
+      }
+      inner[static_cast<std::size_t>(k)] = alphas[k] + sumq[static_cast<std::size_t>(k)] - 0.5 * sq;
+    }
+    slse += logsumexp(inner.data(), K);
+  }
+  double c1 = 0.5 * static_cast<double>(N * D) * std::log(2 * M_PI);
+  double np = static_cast<double>(D) + wm + 1;
+  double lmg = 0.25 * static_cast<double>(D * (D - 1)) * std::log(M_PI);
+  for (std::int64_t j = 0; j < D; ++j) lmg += std::lgamma(0.5 * np - 0.5 * static_cast<double>(j));
+  double c2 = static_cast<double>(K) *
+              (np * static_cast<double>(D) * (std::log(wg) - 0.5 * std::log(2)) - lmg);
+  double prior = 0;
+  for (std::int64_t k = 0; k < K; ++k) {
+    double a = 0, b = 0;
+    for (std::int64_t d = 0; d < D; ++d)
+      a += qdiag[static_cast<std::size_t>(k * D + d)] * qdiag[static_cast<std::size_t>(k * D + d)];
+    for (std::int64_t l = 0; l < D * (D - 1) / 2; ++l) b += icf[k * L + D + l] * icf[k * L + D + l];
+    prior += 0.5 * wg * wg * (a + b) - wm * sumq[static_cast<std::size_t>(k)];
+  }
+  return -c1 + slse - static_cast<double>(N) * logsumexp(alphas, K) + prior - c2;
+}
+
+void BM_CpuGmm(benchmark::State& state) {
+  omp_set_num_threads(static_cast<int>(state.range(0)));
+  static Gmm g;
+  auto exe = compiled_file(std::string(ADLAB_SOURCE_DIR) + "/suites/papers/accelerate/gmm.adl",
+                           "gmm_objective");
+  double r = 0;
+  for (auto _ : state) r = exe->run(g.in)[0].values[0];
+  state.counters["relative_to_hand"] = std::fabs(r - gmm_by_hand(g)) / std::fabs(r);
+}
+
+void BM_HandGmm(benchmark::State& state) {
+  omp_set_num_threads(static_cast<int>(state.range(0)));
+  static Gmm g;
+  for (auto _ : state) benchmark::DoNotOptimize(gmm_by_hand(g));
+}
+
+}  // namespace
+
+BENCHMARK(BM_CopyLoop)
+    ->Args({10000000, 1})
+    ->Args({10000000, 2})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(BM_CpuDot)
+    ->Args({10000000, 1})
+    ->Args({10000000, 2})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(BM_CpuAxpy)
+    ->Args({10000000, 1})
+    ->Args({10000000, 2})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(BM_EigenMatmul)
+    ->Args({512, 1})
+    ->Args({512, 2})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(BM_CpuMatmul)
+    ->Args({512, 1, 0})
+    ->Args({512, 2, 0})
+    ->Args({512, 1, 1})
+    ->Args({512, 2, 1})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(BM_HandGmm)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_CpuGmm)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_MAIN();
