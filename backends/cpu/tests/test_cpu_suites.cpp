@@ -59,8 +59,12 @@ TEST_CASE("cpu agrees with interp on every suite entry, primal and scatter vjp",
   REQUIRE(!suites.empty());
   const ad::Strategy& scatter = *ad::StrategyRegistry::instance().resolve("scatter").first;
   int primals = 0, derivatives = 0;
+  // CI runs the slow label in a reduced size: every fourth entry (a fixed stride).
+  const bool reduced = std::getenv("CI") != nullptr;
+  std::size_t index = 0;
   for (const auto& s : suites)
     for (const auto& e : s.entries) {
+      if (reduced && index++ % 4 != 0) continue;
       INFO(e.id());
       auto module = ir::parse_file(e.program);
       auto f = module.entry(e.function);
@@ -95,6 +99,6 @@ TEST_CASE("cpu agrees with interp on every suite entry, primal and scatter vjp",
       CHECK(worst(dg, dw, why) <= 1e-12);
       ++derivatives;
     }
-  CHECK(primals > 100);
-  CHECK(derivatives > 50);
+  CHECK(primals > (reduced ? 25 : 100));
+  CHECK(derivatives > (reduced ? 12 : 50));
 }
