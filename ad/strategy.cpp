@@ -31,6 +31,19 @@ Mode parse_mode(std::string_view s) {
   throw Error("unknown mode `" + std::string(s) + "` (gradient, vjp, jvp, jacobian, hvp)");
 }
 
+std::vector<std::size_t> wrt_parameters(const ir::Function& f,
+                                        const std::vector<std::string>& wrt) {
+  std::vector<std::size_t> out;
+  for (std::size_t k = 0; k < f.params.size(); ++k) {
+    const auto& t = f.params[k]->type;
+    const std::string& name = ir::var_name(f.params[k]);
+    bool wanted = wrt.empty() ? (!t.is_tuple() && ir::is_float(t.elem))
+                              : std::find(wrt.begin(), wrt.end(), name) != wrt.end();
+    if (wanted) out.push_back(k);
+  }
+  return out;
+}
+
 bool Capabilities::supports(Mode m) const {
   return std::find(modes.begin(), modes.end(), m) != modes.end();
 }

@@ -65,6 +65,10 @@ struct Derivative {
                                                    const backends::Options& o) const;
 };
 
+// The positions of the parameters a request differentiates by: those named in `wrt`, or every
+// floating non-tuple parameter when `wrt` is empty (the calling conventions above).
+std::vector<std::size_t> wrt_parameters(const ir::Function& f, const std::vector<std::string>& wrt);
+
 class Strategy {
  public:
   virtual ~Strategy() = default;

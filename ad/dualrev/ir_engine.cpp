@@ -78,14 +78,7 @@ class IrEngine : public backends::Executable {
         split_(split_at_gen(*f_)) {
     opts_.count_ops = o.count_ops;
     opts_.call_limit = 100'000'000;  // naive: about a second, then a clear error
-    for (std::size_t k = 0; k < f_->params.size(); ++k) {
-      const auto& t = f_->params[k]->type;
-      const std::string& name = ir::var_name(f_->params[k]);
-      bool wanted = req_.wrt.empty()
-                        ? (!t.is_tuple() && ir::is_float(t.elem))
-                        : std::find(req_.wrt.begin(), req_.wrt.end(), name) != req_.wrt.end();
-      if (wanted) wrt_.push_back(k);
-    }
+    wrt_ = wrt_parameters(*f_, req_.wrt);
   }
 
   std::vector<ir::Tensor> run(const std::vector<ir::Tensor>& inputs) override {
