@@ -142,7 +142,8 @@ TEST_CASE("runtime errors: bounds, empty max, shapes, missing sizes", "[unit]") 
         "r.adl:1:8: error: parameter `x` is declared f64[n, m] @csr but given a dense tensor");
   CHECK(run("func f[m](g: f64[n], idx: i64[n]) -> f64[m] {\n  return scatter[i < n] to f64[m] at "
             "(idx[i]) add g[i]\n}\n",
-            {dense_f64({2}, {1, 2}), dense_i64({2}, {0, 5})}, EvalOptions{{{"m", 3}}, true, false}) ==
+            {dense_f64({2}, {1, 2}), dense_i64({2}, {0, 5})},
+            EvalOptions{{{"m", 3}}, true, false}) ==
         "r.adl:2:10: error: index out of range: `idx[i]` = 5 is outside [0, 3) in `scatter[i < n] "
         "to f64[m] at (idx[i]) add g[i]` (dimension 0)");
 }

@@ -4,8 +4,8 @@
 
 #include "checker/gradcheck/reference.h"
 #include "ir/interp/interpreter.h"
-#include "ir/syntax/parser.h"
 #include "ir/interp/interpreter_mp.h"
+#include "ir/syntax/parser.h"
 #include "ir/tensor/random.h"
 #include "ir/tensor/tensor_ops.h"
 
@@ -27,16 +27,23 @@ void BM_ReferenceGradient(benchmark::State& state) {
   counter.run_tensors(*m.functions[0], in);
   checker::ReferenceOptions o;
   o.threads = static_cast<int>(state.range(1));
-  for (auto _ : state) benchmark::DoNotOptimize(checker::reference_jacobian(*m.functions[0], in, {}, o));
+  for (auto _ : state)
+    benchmark::DoNotOptimize(checker::reference_jacobian(*m.functions[0], in, {}, o));
   state.counters["inputs"] = static_cast<double>(n);
   state.counters["primal_ops"] = static_cast<double>(counter.counts().total());
   state.counters["threads"] = static_cast<double>(o.threads);
 }
-BENCHMARK(BM_ReferenceGradient)->Args({100, 2})->Args({1000, 1})->Args({1000, 2})->Unit(benchmark::kSecond)->Iterations(1);
+BENCHMARK(BM_ReferenceGradient)
+    ->Args({100, 2})
+    ->Args({1000, 1})
+    ->Args({1000, 2})
+    ->Unit(benchmark::kSecond)
+    ->Iterations(1);
 
 void BM_Mp50Primal(benchmark::State& state) {
   ir::Module m = ir::parse_module(kProgram, "band.adl");
-  std::vector<ir::BasicTensor<ir::mp50>> in = {ir::convert_scalar<ir::mp50>(ir::random_normal({1000}, 0, 1, 7))};
+  std::vector<ir::BasicTensor<ir::mp50>> in = {
+      ir::convert_scalar<ir::mp50>(ir::random_normal({1000}, 0, 1, 7))};
   ir::Interpreter<ir::mp50> interp(ir::EvalOptions{{}, false, false});
   for (auto _ : state) benchmark::DoNotOptimize(interp.run_tensors(*m.functions[0], in));
 }

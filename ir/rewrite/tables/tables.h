@@ -18,8 +18,9 @@ const RuleTable& let_table();           // paper 000 (5.1)-(5.10), 5.10 correcte
 const RuleTable& ring_table();          // paper 001 Fig. 8b, each rule's domain stated honestly
 const RuleTable& adjoint_identities_table();  // inner-product identities behind 000 (6.29), E6
 const RuleTable& loop_table();
-const RuleTable& index_arith_table();   // integer comparisons decided from the context                // paper 001 Fig. 8e, e4 with its bounds check
-const RuleTable& errata_table();              // the papers' wrong rules: each must be REFUTED
+const RuleTable& index_arith_table();  // integer comparisons decided from the context // paper 001
+                                       // Fig. 8e, e4 with its bounds check
+const RuleTable& errata_table();  // the papers' wrong rules: each must be REFUTED
 
 // Every registered table, core first; strategies add theirs with register_table.
 class TableRegistry {
