@@ -25,10 +25,11 @@ Expr inherit(Expr rebuilt, Expr self) {
   return rebuilt;
 }
 
+}  // namespace
+
 bool same_domain(const Domain& a, const Domain& b) {
   return a.vars == b.vars && a.bounds == b.bounds && a.source == b.source && a.prefix == b.prefix;
 }
-}  // namespace
 
 Expr Mutator::mutate(Expr e) {
   switch (e->kind) {

@@ -5,6 +5,9 @@
 
 namespace adlab::ir {
 
+// Whether two domains are the same nodes (a mutator keeps a node whose parts did not change).
+bool same_domain(const Domain& a, const Domain& b);
+
 class Mutator {
  public:
   virtual ~Mutator() = default;

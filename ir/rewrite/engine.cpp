@@ -41,19 +41,18 @@ class Normaliser : public Mutator {
   Expr mutate_node(const Gen& n, Expr self) override {
     Domain d = mutate_domain(n.dom);
     Expr body = under(d, [&] { return mutate(n.body); });
-    return d.vars == n.dom.vars && d.bounds == n.dom.bounds && body == n.body ? self
-                                                                              : Gen::make(d, body);
+    return same_domain(d, n.dom) && body == n.body ? self : Gen::make(d, body);
   }
   Expr mutate_node(const Reduce& n, Expr self) override {
     Domain d = mutate_domain(n.dom);
     Expr body = under(d, [&] { return mutate(n.body); });
-    if (same(d, n.dom) && body == n.body) return self;
+    if (same_domain(d, n.dom) && body == n.body) return self;
     return Reduce::make(n.op, d, body);
   }
   Expr mutate_node(const Exists& n, Expr self) override {
     Domain d = mutate_domain(n.dom);
     Expr body = under(d, [&] { return mutate(n.pred); });
-    if (same(d, n.dom) && body == n.pred) return self;
+    if (same_domain(d, n.dom) && body == n.pred) return self;
     return Exists::make(d, body);
   }
   Expr mutate_node(const Iverson& n, Expr self) override {
@@ -76,9 +75,6 @@ class Normaliser : public Mutator {
   }
 
  private:
-  static bool same(const Domain& a, const Domain& b) {
-    return a.vars == b.vars && a.bounds == b.bounds && a.source == b.source && a.prefix == b.prefix;
-  }
   template <class F>
   Expr under(const Domain& d, F&& body) {
     std::vector<Expr> saved = facts_;
