@@ -34,6 +34,7 @@ nlohmann::json to_json(const HarnessResult& r, const HarnessOptions& o) {
                         {"got", number(c.got)},
                         {"want", number(c.want)},
                         {"seconds", c.seconds}};
+    if (c.expected_kink) x["expected"] = "AT-KINK";
     if (c.complexity) {
       nlohmann::json pts = nlohmann::json::array();
       for (const auto& p : c.complexity->points)
@@ -84,10 +85,12 @@ void print_table(std::ostream& os, const HarnessResult& r) {
   std::map<std::string, int> tally;
   for (const auto& c : r.cells) {
     ++tally[status_name(c.status)];
+    std::string status = status_name(c.status);
+    if (c.expected_kink) status += "*";  // the self-test's expected outcome
     os << std::left << std::setw(40) << c.entry << std::setw(10) << c.strategy << std::setw(8)
-       << c.backend << std::setw(9) << c.mode << std::setw(12) << status_name(c.status)
-       << std::right << std::scientific << std::setprecision(2) << std::setw(11) << c.worst_error
-       << std::setw(11) << c.tolerance << std::fixed;
+       << c.backend << std::setw(9) << c.mode << std::setw(12) << status << std::right
+       << std::scientific << std::setprecision(2) << std::setw(11) << c.worst_error << std::setw(11)
+       << c.tolerance << std::fixed;
     if (c.complexity) {
       std::ostringstream ratio;
       ratio << std::fixed << std::setprecision(1) << c.complexity->ratio
@@ -120,6 +123,11 @@ void print_table(std::ostream& os, const HarnessResult& r) {
   for (auto& [k, v] : tally) os << " " << v << " " << k;
   os << "; closed forms " << cf_pass << "/" << r.closed_forms.size() << " pass; adjoint tests "
      << adj_pass << "/" << r.adjoints.size() << " pass\n";
+  for (const auto& c : r.cells)
+    if (c.expected_kink) {
+      os << "AT-KINK* is the expected outcome of a checker self-test entry (`expect`: at-kink)\n";
+      break;
+    }
   os << (r.ok() ? "OK: every supported cell passed\n" : "NOT OK: some cells did not pass\n");
 }
 

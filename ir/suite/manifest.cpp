@@ -87,6 +87,24 @@ Suite load_manifest(const std::string& path, const std::string& suite_root) {
     x.tolerance = e.value("tolerance", 1e-12);
     if (e.contains("cost_bound") && e["cost_bound"].is_number())
       x.cost_bound = e["cost_bound"].get<double>();
+    if (e.contains("fd")) {
+      const auto& fd = e["fd"];
+      if (!fd.is_object()) throw Error(where + ": `fd` must be an object {\"step\", \"levels\"}");
+      for (auto& [k, v] : fd.items()) {
+        if (k == "step" && v.is_number() && v.get<double>() > 0 && v.get<double>() < 1)
+          x.fd_step = v.get<double>();
+        else if (k == "levels" && v.is_number_integer() && v.get<int>() >= 1 && v.get<int>() <= 8)
+          x.fd_levels = v.get<int>();
+        else
+          throw Error(where + ": fd." + k +
+                      " is not a setting (step: a number in (0, 1); levels: an integer 1..8)");
+      }
+    }
+    if (e.contains("expect")) {
+      if (!e["expect"].is_string() || e["expect"].get<std::string>() != "at-kink")
+        throw Error(where + ": `expect` must be \"at-kink\" (a checker self-test)");
+      x.expect_at_kink = true;
+    }
     x.notes = e.value("notes", "");
     for (const auto& other : s.entries)
       if (other.name == x.name) throw Error(where + ": duplicate entry name");

@@ -26,6 +26,12 @@ struct SuiteEntry {
   nlohmann::json expected = nlohmann::json::object();
   double tolerance = 1e-12;
   std::optional<double> cost_bound;
+  // Finite-difference settings that replace the checker's (e.g. a paper's own step sizes).
+  std::optional<double> fd_step;
+  std::optional<int> fd_levels;
+  // A checker self-test: every cell must come out AT-KINK (the checker must flag the switch);
+  // a PASS there means the checker missed it, and FAILs the cell.
+  bool expect_at_kink = false;
   std::string notes;
   std::string dir;  // the manifest's folder (input files are relative to it)
 

@@ -212,22 +212,25 @@ TEST_CASE("002 section 9.1 item 7: the thesis's finite differences disagree with
 }
 
 TEST_CASE("002 section 9.1 item 7: ReLU at its kink is AT-KINK, not PASS", "[unit]") {
+  // The suite's self-test entries (`"expect": "at-kink"`): the thesis's steps at x = 0.001, and
+  // x = 0 exactly. More in checker/tests/test_kink_selftest.cpp.
   auto suite = ir::load_manifest(kSuite + "/manifest.json");
   ir::Suite one = suite;
   one.entries.clear();
-  for (auto e : suite.entries)
-    if (e.name == "relu_fd_selftest") {
-      e.inputs["x"] = nlohmann::json{{"value", 0.0}};
-      e.expected = nlohmann::json::object();
-      one.entries.push_back(e);
-    }
-  REQUIRE(one.entries.size() == 1);
+  for (const auto& e : suite.entries)
+    if (e.name == "relu_fd_selftest" || e.name == "relu_at_zero") one.entries.push_back(e);
+  REQUIRE(one.entries.size() == 2);
   checker::HarnessOptions o;
   o.strategies = {"scatter"};
   o.complexity = false;
   auto r = checker::run_harness({one}, o);
-  REQUIRE(r.cells.size() == 1);
-  CHECK(r.cells[0].status == checker::Status::AtKink);
+  REQUIRE(r.cells.size() == 2);
+  for (const auto& c : r.cells) {
+    INFO(c.entry << ": " << c.detail);
+    CHECK(c.status == checker::Status::AtKink);
+    CHECK(c.expected_kink);
+  }
+  CHECK(r.ok());
 }
 
 TEST_CASE("002 section 7.1: GMM and BA derivatives match closed forms of their pieces", "[unit]") {
