@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
-#include "ad/dualrev/gen_split.h"
 #include "ad/dualrev/ir_engine.h"
+#include "ad/dualrev/parallel_split.h"
 
 namespace adlab::ad {
 
@@ -47,10 +47,10 @@ class DualrevStrategy : public Strategy {
     d.notes =
         std::string("dualrev (paper 003): Interpreter<Dual> records the tape; reverse pass: ") +
         dualrev::variant_name(v) + "\n";
-    if (auto split = dualrev::split_at_gen(*f))
-      d.notes +=
-          "the first top-level gen runs as fork-join tasks (8 chunks; threads from "
-          "ADLAB_THREADS)\n";
+    if (auto splits = dualrev::split_chain(*f); !splits.empty())
+      d.notes += std::to_string(splits.size()) +
+                 " top-level gen/sum loop(s) run as fork-join tasks (8 chunks each; threads from "
+                 "ADLAB_THREADS)\n";
     d.make_engine = [f, r, v](const backends::Options& o) {
       return dualrev::make_ir_engine(f, r, v, o);
     };

@@ -6,8 +6,8 @@
 #include <unordered_set>
 
 #include "ad/dualrev/fork_join.h"
-#include "ad/dualrev/gen_split.h"
 #include "ad/dualrev/interp_dual.h"
+#include "ad/dualrev/parallel_split.h"
 #include "ir/context.h"
 #include "ir/syntax/printer.h"
 #include "ir/visitor.h"
@@ -75,7 +75,7 @@ class IrEngine : public backends::Executable {
         eval_options_{o.sizes, o.count_ops, false},
         interp_(eval_options_),
         tape_(TapeOptions{engine_threads(), v != Variant::Naive}),
-        split_(split_at_gen(*f_)) {
+        splits_(split_chain(*f_)) {
     opts_.count_ops = o.count_ops;
     opts_.call_limit = 100'000'000;  // naive: about a second, then a clear error
     wrt_ = wrt_parameters(*f_, req_.wrt);
@@ -116,7 +116,7 @@ class IrEngine : public backends::Executable {
         }
         args.push_back(std::move(d));
       }
-      if (split_) {
+      if (!splits_.empty()) {
         try {
           outs = run_split(args);
         } catch (const Error&) {
@@ -216,19 +216,39 @@ class IrEngine : public backends::Executable {
     return t;
   }
 
-  // Paper 003 section 12 on an IR gen: the pieces before and after run in this job; the gen's
-  // iterations run in a fixed number of chunks (so the recording, and the result bits, do not
-  // depend on the number of threads), as fork-join tasks.
+  // Paper 003 section 12 on the IR's parallel loops: the pieces between them run in this job;
+  // each top-level gen or sum runs in a fixed number of chunks (so the recording, and the
+  // result bits, do not depend on the number of threads), as fork-join tasks.
   std::vector<ir::BasicTensor<Dual>> run_split(const std::vector<ir::BasicTensor<Dual>>& args) {
-    constexpr std::int64_t kChunks = 8;
     std::vector<DualValue> vals;
     for (const auto& a : args) vals.push_back(ir::value_from_tensor(a));
+    auto out = run_pieces(0, vals);
+    std::vector<ir::BasicTensor<Dual>> ts;
+    for (std::size_t k = 0; k < out.size(); ++k) {
+      if (out[k].is_tuple())
+        throw Error(f_->pos,
+                    "result " + std::to_string(k) + " is an array of tuples; project its fields");
+      ts.push_back(ir::to_tensor(out[k], f_->results[k]->type.elem));
+    }
+    return ts;
+  }
+
+  // Split `level` of the chain on the arguments of the function it splits (f, or the previous
+  // split's post); past the last split, that post runs whole.
+  std::vector<DualValue> run_pieces(std::size_t level, const std::vector<DualValue>& vals) {
+    if (level == splits_.size()) {
+      auto out = interp_.run(*splits_.back().post, vals);
+      counts_ += interp_.counts();
+      return out;
+    }
+    constexpr std::int64_t kChunks = 8;
+    const ParallelSplit& split = splits_[level];
     std::vector<DualValue> pre;
-    if (split_->pre) {
-      pre = interp_.run(*split_->pre, vals);
+    if (split.pre) {
+      pre = interp_.run(*split.pre, vals);
       counts_ += interp_.counts();
     }
-    const std::int64_t n = interp_.run(*split_->bound, vals)[0].i;
+    const std::int64_t n = interp_.run(*split.bound, vals)[0].i;
     const std::int64_t chunks = std::max<std::int64_t>(1, std::min(n, kChunks));
     while (chunk_interps_.size() < static_cast<std::size_t>(chunks))
       chunk_interps_.push_back(std::make_unique<ir::Interpreter<Dual>>(eval_options_));
@@ -241,23 +261,23 @@ class IrEngine : public backends::Executable {
       a.insert(a.end(), pre.begin(), pre.end());
       a.push_back(DualValue::of_int(lo));
       a.push_back(DualValue::of_int(hi - lo));
-      parts[c] = chunk_interps_[c]->run(*split_->chunk, a)[0];
+      parts[c] = chunk_interps_[c]->run(*split.chunk, a)[0];
       part_counts[c] = chunk_interps_[c]->counts();
     });
     for (const auto& c : part_counts) counts_ += c;
     std::vector<DualValue> post_args = vals;
     post_args.insert(post_args.end(), pre.begin(), pre.end());
-    post_args.push_back(concat(parts));
-    auto out = interp_.run(*split_->post, post_args);
-    counts_ += interp_.counts();
-    std::vector<ir::BasicTensor<Dual>> ts;
-    for (std::size_t k = 0; k < out.size(); ++k) {
-      if (out[k].is_tuple())
-        throw Error(f_->pos,
-                    "result " + std::to_string(k) + " is an array of tuples; project its fields");
-      ts.push_back(ir::to_tensor(out[k], f_->results[k]->type.elem));
-    }
-    return ts;
+    post_args.push_back(split.is_sum ? add_in_order(parts) : concat(parts));
+    return run_pieces(level + 1, post_args);
+  }
+
+  // The chunks' partial sums added in chunk order, in the join job (counted as additions).
+  DualValue add_in_order(const std::vector<DualValue>& parts) {
+    auto scalar = [](const DualValue& v) { return v.is_tensor() ? v.t->values.at(0) : v.f; };
+    Dual total = scalar(parts[0]);
+    for (std::size_t c = 1; c < parts.size(); ++c) total = total + scalar(parts[c]);
+    counts_.adds += static_cast<std::int64_t>(parts.size()) - 1;
+    return DualValue::of_float(total);
   }
 
   // One SResolve from the current seeds; the gradient is read from the input IDs (section 10.1).
@@ -278,7 +298,7 @@ class IrEngine : public backends::Executable {
   ir::EvalOptions eval_options_;
   ir::Interpreter<Dual> interp_;
   Tape tape_;
-  std::optional<GenSplit> split_;
+  std::vector<ParallelSplit> splits_;
   std::vector<std::unique_ptr<ir::Interpreter<Dual>>> chunk_interps_;
   ResolveOptions opts_;
   std::vector<std::size_t> wrt_;

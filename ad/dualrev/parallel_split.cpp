@@ -1,5 +1,6 @@
-// The gen split of an IR function (paper 003 section 12 applied to DESIGN 2.3's parallel gen).
-#include "ad/dualrev/gen_split.h"
+// The parallel-loop split of an IR function (paper 003 section 12 applied to DESIGN 2.3's
+// parallel gen and sum).
+#include "ad/dualrev/parallel_split.h"
 
 #include <memory>
 
@@ -53,22 +54,42 @@ bool passable(const ir::Type& t) {
   return true;
 }
 
+// A statement whose loop can run in chunks: one variable bound to a gen, or to a floating scalar
+// sum, over a rectangular (not stored-entry) domain.
+bool parallel_loop(const ir::Stmt& s) {
+  if (s.vars.size() != 1) return false;
+  if (auto* g = s.value.as<ir::Gen>()) return !g->dom.is_stored() && !g->dom.vars.empty();
+  if (auto* r = s.value.as<ir::Reduce>())
+    return r->op == ir::ReduceOp::Sum && !r->dom.is_stored() && !r->dom.vars.empty() &&
+           s.value->type.is_float_scalar();
+  return false;
+}
+
+const ir::Domain& loop_domain(const ir::Expr& e) {
+  if (auto* g = e.as<ir::Gen>()) return g->dom;
+  return e.as<ir::Reduce>()->dom;
+}
+
+ir::Expr loop_body(const ir::Expr& e) {
+  if (auto* g = e.as<ir::Gen>()) return g->body;
+  return e.as<ir::Reduce>()->body;
+}
+
 }  // namespace
 
-std::optional<GenSplit> split_at_gen(const ir::Function& f) {
+std::optional<ParallelSplit> split_at_parallel_loop(const ir::Function& f) {
   std::size_t at = f.stmts.size();
-  for (std::size_t k = 0; k < f.stmts.size(); ++k) {
-    auto* g = f.stmts[k].value.as<ir::Gen>();
-    if (g && f.stmts[k].vars.size() == 1 && !g->dom.is_stored() && !g->dom.vars.empty()) {
+  for (std::size_t k = 0; k < f.stmts.size(); ++k)
+    if (parallel_loop(f.stmts[k])) {
       at = k;
       break;
     }
-  }
   if (at == f.stmts.size()) return std::nullopt;
   try {
     const ir::Stmt& s = f.stmts[at];
-    const ir::Gen& gen = *s.value.as<ir::Gen>();
-    GenSplit split;
+    const ir::Domain& loop_dom = loop_domain(s.value);
+    ParallelSplit split;
+    split.is_sum = s.value.as<ir::Reduce>() != nullptr;
     std::vector<ir::Expr> pre_vars;
     for (std::size_t k = 0; k < at; ++k)
       pre_vars.insert(pre_vars.end(), f.stmts[k].vars.begin(), f.stmts[k].vars.end());
@@ -85,7 +106,7 @@ std::optional<GenSplit> split_at_gen(const ir::Function& f) {
     }
     auto bound = piece(f, "bound");
     bound->stmts = {};
-    set_results(*bound, {gen.dom.bounds[0]});
+    set_results(*bound, {loop_dom.bounds[0]});
     ir::check_function(*bound);
     split.bound = bound;
 
@@ -97,11 +118,12 @@ std::optional<GenSplit> split_at_gen(const ir::Function& f) {
     chunk->params.push_back(lo);
     chunk->params.push_back(len);
     chunk->sizes.push_back(len);  // a rank-0 i64 parameter used as a size (the result's dim)
-    ir::Domain dom = gen.dom;
+    ir::Domain dom = loop_dom;
     dom.bounds[0] = len;
-    ir::Expr body =
-        ir::substitute(gen.body, gen.dom.vars[0], ir::dsl::operator+(lo, gen.dom.vars[0]));
-    set_results(*chunk, {ir::Gen::make(dom, body)});
+    ir::Expr body = ir::substitute(loop_body(s.value), loop_dom.vars[0],
+                                   ir::dsl::operator+(lo, loop_dom.vars[0]));
+    set_results(*chunk, {split.is_sum ? ir::Reduce::make(ir::ReduceOp::Sum, dom, body)
+                                      : ir::Gen::make(dom, body)});
     ir::check_function(*chunk);
     split.chunk = chunk;
 
@@ -117,6 +139,18 @@ std::optional<GenSplit> split_at_gen(const ir::Function& f) {
   } catch (const Error&) {
     return std::nullopt;  // a piece that does not type-check: run f whole
   }
+}
+
+std::vector<ParallelSplit> split_chain(const ir::Function& f, std::size_t limit) {
+  std::vector<ParallelSplit> chain;
+  const ir::Function* rest = &f;
+  while (chain.size() < limit) {
+    auto split = split_at_parallel_loop(*rest);
+    if (!split) break;
+    chain.push_back(std::move(*split));
+    rest = chain.back().post.get();
+  }
+  return chain;
 }
 
 }  // namespace adlab::ad::dualrev
