@@ -2,6 +2,7 @@
 #include "ir/function.h"
 
 #include <algorithm>
+#include <unordered_set>
 
 #include "ir/substitute.h"
 #include "ir/visitor.h"
@@ -90,6 +91,21 @@ FunctionPtr Module::entry(const std::string& name) const {
   for (const auto& f : functions) have += (have.empty() ? "" : ", ") + f->name;
   throw Error(SourcePos{file, 1, 1}, "no function `" + name + "` in this file",
               {"it defines: " + have});
+}
+
+std::size_t count_nodes(const Function& f, NodeKind k) {
+  std::unordered_set<const ExprNode*> seen;
+  std::vector<Expr> work(f.results.begin(), f.results.end());
+  for (const auto& s : f.stmts) work.push_back(s.value);
+  std::size_t n = 0;
+  while (!work.empty()) {
+    Expr e = work.back();
+    work.pop_back();
+    if (!seen.insert(e.get()).second) continue;
+    if (e->kind == k) ++n;
+    for (auto c : children(e)) work.push_back(c);
+  }
+  return n;
 }
 
 }  // namespace adlab::ir

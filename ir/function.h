@@ -55,4 +55,8 @@ bool same_modulo_callees(Expr a, Expr b);
 // Whether size var `s` appears as a whole dimension of some parameter (so shapes bind it).
 bool is_bound_by_params(const Function& f, Expr s);
 
+// The distinct nodes of kind `k` in f's statements and results (callees are not entered): e.g.
+// the scatters of a derivative program.
+std::size_t count_nodes(const Function& f, NodeKind k);
+
 }  // namespace adlab::ir

@@ -63,29 +63,6 @@ ir::FunctionPtr grad(const ir::FunctionPtr& f, const std::string& variant = "",
   return scatter_strategy().differentiate(f, Request{wrt, m, variant}).function;
 }
 
-// Nodes of one kind in a derivative program.
-std::size_t count_kind(const ir::Function& f, ir::NodeKind k) {
-  struct Counter : ir::Visitor {
-    ir::NodeKind kind;
-    std::size_t n = 0;
-    void visit_node(const ir::Scatter& s, ir::Expr self) override {
-      if (kind == ir::NodeKind::Scatter) ++n;
-      ir::Visitor::visit_node(s, self);
-    }
-    void visit_node(const ir::Scan& s, ir::Expr self) override {
-      if (kind == ir::NodeKind::Scan) ++n;
-      ir::Visitor::visit_node(s, self);
-    }
-    void visit_node(const ir::Loop& s, ir::Expr self) override {
-      if (kind == ir::NodeKind::Loop) ++n;
-      ir::Visitor::visit_node(s, self);
-    }
-  } c;
-  c.kind = k;
-  for (const auto& st : f.stmts) c.visit(st.value);
-  return c.n;
-}
-
 }  // namespace
 
 TEST_CASE("002 section 4.8 / 9.1 test 4: the thesis's test vector", "[unit]") {
@@ -127,25 +104,28 @@ TEST_CASE("002 section 9.3: derivatives type-check and print/parse round-trip", 
 
 TEST_CASE("002 section 9.3: one scatter per index site", "[unit]") {
   // fig3: a[r[j]] is the one computed index (a[j] is the Map argument: a direct gen)
-  CHECK(count_kind(*grad(load("fig3.adl", "fig3")), ir::NodeKind::Scatter) == 1);
-  CHECK(count_kind(*grad(load("sec343.adl", "sec343")), ir::NodeKind::Scatter) == 1);
-  CHECK(count_kind(*grad(load("aindex_generate_2.adl", "aindex_generate_2")),
-                   ir::NodeKind::Scatter) == 2);
-  CHECK(count_kind(*grad(load("backpermute_1.adl", "backpermute_1")), ir::NodeKind::Scatter) == 1);
-  CHECK(count_kind(*grad(load("map.adl", "map3")), ir::NodeKind::Scatter) == 0);
-  CHECK(count_kind(*grad(load("expr_example.adl", "expr_example"), "", Mode::Gradient, {"a", "x"}),
-                   ir::NodeKind::Scatter) == 1);
+  CHECK(ir::count_nodes(*grad(load("fig3.adl", "fig3")), ir::NodeKind::Scatter) == 1);
+  CHECK(ir::count_nodes(*grad(load("sec343.adl", "sec343")), ir::NodeKind::Scatter) == 1);
+  CHECK(ir::count_nodes(*grad(load("aindex_generate_2.adl", "aindex_generate_2")),
+                        ir::NodeKind::Scatter) == 2);
+  CHECK(ir::count_nodes(*grad(load("backpermute_1.adl", "backpermute_1")), ir::NodeKind::Scatter) ==
+        1);
+  CHECK(ir::count_nodes(*grad(load("map.adl", "map3")), ir::NodeKind::Scatter) == 0);
+  CHECK(ir::count_nodes(
+            *grad(load("expr_example.adl", "expr_example"), "", Mode::Gradient, {"a", "x"}),
+            ir::NodeKind::Scatter) == 1);
 }
 
 TEST_CASE("002 section 9.3: fold -> scan (Scanl + Scanr (*))", "[unit]") {
   for (auto [file, func] : {std::pair{"fold_1.adl", "fold_1"}, {"fold_2.adl", "fold_2"}}) {
     auto d = grad(load(file, func));
     INFO(func);
-    CHECK(count_kind(*d, ir::NodeKind::Scan) == 2);  // the exclusive prefix and the suffix product
-    CHECK(count_kind(*d, ir::NodeKind::Loop) == 1);  // the primal fold itself, nothing else
+    CHECK(ir::count_nodes(*d, ir::NodeKind::Scan) ==
+          2);  // the exclusive prefix and the suffix product
+    CHECK(ir::count_nodes(*d, ir::NodeKind::Loop) == 1);  // the primal fold itself, nothing else
   }
   // fold1 max (a max reduction): running maximum and suffix product
-  CHECK(count_kind(*grad(load("fold1_2.adl", "fold1_2")), ir::NodeKind::Scan) == 2);
+  CHECK(ir::count_nodes(*grad(load("fold1_2.adl", "fold1_2")), ir::NodeKind::Scan) == 2);
 }
 
 TEST_CASE("002 section 9.3: no out-of-bounds access where the primal is in bounds", "[unit]") {
@@ -318,7 +298,7 @@ TEST_CASE("report: operation counts and scatters per paper 002 program", "[unit]
     std::cout << "| " << e.name << " | " << p << " | " << ds << " | "
               << (p ? std::to_string(static_cast<double>(ds) / static_cast<double>(p)).substr(0, 4)
                     : "-")
-              << " | " << dr << " | " << count_kind(*gs, ir::NodeKind::Scatter) << " |\n";
+              << " | " << dr << " | " << ir::count_nodes(*gs, ir::NodeKind::Scatter) << " |\n";
     CHECK(ds >= p);
   }
 }
