@@ -130,7 +130,9 @@ class SparseDual {
       d_ = std::make_shared<TangentEntries>(*d_);
     }
     const bool was_empty = d_->empty();
-    d_->reserve(d_->size() + src->size());
+    // Geometric growth: reserving exactly size + k would reallocate on every append.
+    if (d_->capacity() < d_->size() + src->size())
+      d_->reserve(std::max(2 * d_->capacity(), d_->size() + src->size()));
     for (const auto& e : *src) d_->push_back({e.coord, e.value * scale});
     if (tl_tangent_counts && scale != 1.0)
       tl_tangent_counts->muls += static_cast<std::int64_t>(src->size());

@@ -69,7 +69,7 @@ int main(int argc, char** argv) {
     double grad = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::printf(
         "%-10s %-6s n=%lld nnz=%lld load=%.2fs derivative=%.2fs tangent_entries=%lld "
-        "ops=%lld peak_rss=%.0fMiB dense_jacobian=%.1fGB\n",
+        "ops=%lld peak_rss=%.0fMiB dense_n2_f64=%.1fGB\n",
         name.c_str(), kernel.c_str(), static_cast<long long>(n), static_cast<long long>(a.nnz()),
         load, grad, static_cast<long long>(pass.tangent_entries()),
         static_cast<long long>(pass.total().total()), peak_rss_mib(),
