@@ -130,15 +130,15 @@ class SparseDual {
       d_ = std::make_shared<TangentEntries>(*d_);
     }
     const bool was_empty = d_->empty();
-    // Geometric growth: reserving exactly size + k would reallocate on every append.
+    // Geometric growth (x1.5): reserving exactly size + k would reallocate on every append.
     if (d_->capacity() < d_->size() + src->size())
-      d_->reserve(std::max(2 * d_->capacity(), d_->size() + src->size()));
+      d_->reserve(std::max(d_->capacity() + d_->capacity() / 2, d_->size() + src->size()));
     for (const auto& e : *src) d_->push_back({e.coord, e.value * scale});
     if (tl_tangent_counts && scale != 1.0)
       tl_tangent_counts->muls += static_cast<std::int64_t>(src->size());
     if (was_empty) {
       canonical_ = b.canonical_;
-    } else if (d_->size() > 2 * canonical_ + 16) {
+    } else if (d_->size() > canonical_ + canonical_ / 2 + 16) {  // pending > half: merge
       compact();
     }
   }
@@ -161,6 +161,7 @@ class SparseDual {
       }
     }
     d_->resize(w);
+    if (d_->capacity() > 2 * w + 32) d_->shrink_to_fit();  // many duplicates collapsed
     canonical_ = w;
     if (tl_tangent_counts) tl_tangent_counts->adds += merged;
   }
