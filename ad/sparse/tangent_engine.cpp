@@ -50,8 +50,12 @@ class TangentEngine : public backends::Executable {
     if (inputs.size() < np)
       throw Error("sparse: `" + f_->name + "` takes " + std::to_string(np) + " inputs, given " +
                   std::to_string(inputs.size()));
-    std::vector<ir::Tensor> params(inputs.begin(),
-                                   inputs.begin() + static_cast<std::ptrdiff_t>(np));
+    // The parameters are the inputs themselves unless cotangents or tangents follow them (no
+    // copy of a large sparse matrix for gradient and jacobian).
+    std::vector<ir::Tensor> params_only;
+    if (inputs.size() > np)
+      params_only.assign(inputs.begin(), inputs.begin() + static_cast<std::ptrdiff_t>(np));
+    const std::vector<ir::Tensor>& params = inputs.size() > np ? params_only : inputs;
     std::vector<ir::Tensor> extra(inputs.begin() + static_cast<std::ptrdiff_t>(np), inputs.end());
     TangentPass pass = tangent_pass(*f_, params, wrt_, options_);
     std::vector<ir::Tensor> out;
