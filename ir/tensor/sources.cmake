@@ -7,7 +7,8 @@ set(ADLAB_TENSOR_SOURCES
     tensor/json_io.cpp
     tensor/npy_io.cpp
     tensor/matrix_market.cpp
-    tensor/random.cpp)
+    tensor/random.cpp
+    tensor/table1_matrices.cpp)
 
 set(ADLAB_TENSOR_TEST_SOURCES
     tensor/tests/test_tensor_ops.cpp

@@ -20,7 +20,9 @@ const RuleTable& adjoint_identities_table();  // inner-product identities behind
 const RuleTable& loop_table();
 const RuleTable& index_arith_table();  // integer comparisons decided from the context // paper 001
                                        // Fig. 8e, e4 with its bounds check
-const RuleTable& errata_table();  // the papers' wrong rules: each must be REFUTED
+const RuleTable& sparsity_table();     // paper 004 Fig. 9: S1-S7, N1 (corrected), N2
+const RuleTable& sdql_inferred_table();  // digest 004 4.3: R1-R7 with their preconditions
+const RuleTable& errata_table();         // the papers' wrong rules: each must be REFUTED
 
 // Every registered table, core first; strategies add theirs with register_table.
 class TableRegistry {
