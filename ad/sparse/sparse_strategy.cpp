@@ -1,5 +1,5 @@
 // The `sparse` strategy: an engine (Interpreter<SparseDual> evaluates <e, D_tau[[e]]>), not a
-// source transformation (docs/strategies/sparse.md, docs/decisions.md 300-).
+// source transformation (docs/strategies/sparse.md, docs/decisions.md 63-70).
 #include "ad/sparse/sparse_strategy.h"
 
 #include <unordered_set>
