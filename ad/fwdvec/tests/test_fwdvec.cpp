@@ -1,0 +1,335 @@
+// The fwdvec strategy on paper 001's test cases (digest 001 section 8).
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <iostream>
+#include <map>
+
+#include "ad/fwdvec/fwdvec_strategy.h"
+#include "checker/complexity/complexity.h"
+#include "ir/builder.h"
+#include "ir/interp/op_counts.h"
+#include "ir/suite/inputs.h"
+#include "ir/suite/manifest.h"
+#include "ir/syntax/parser.h"
+#include "ir/syntax/printer.h"
+
+using namespace adlab;
+using namespace adlab::ad;
+
+namespace {
+
+const std::string kSuite = std::string(ADLAB_SOURCE_DIR) + "/suites/papers/dftilde";
+
+const Strategy& fwdvec() {
+  static auto s = make_fwdvec_strategy();
+  return *s;
+}
+
+ir::FunctionPtr load(const std::string& file, const std::string& func) {
+  static std::map<std::string, ir::Module> cache;
+  auto it = cache.find(file);
+  if (it == cache.end()) it = cache.emplace(file, ir::parse_file(kSuite + "/" + file)).first;
+  return it->second.entry(func);
+}
+
+const ir::SuiteEntry& entry(const std::string& name) {
+  static ir::Suite suite = ir::load_manifest(kSuite + "/manifest.json");
+  for (const auto& e : suite.entries)
+    if (e.name == name) return e;
+  throw Error("no entry " + name);
+}
+
+struct Run {
+  std::vector<ir::Tensor> out;
+  ir::OpCounts counts;
+};
+
+Run run(const ir::FunctionPtr& f, const std::vector<ir::Tensor>& in,
+        const ir::SizeMap& sizes = {}) {
+  backends::Options o;
+  o.sizes = sizes;
+  o.count_ops = true;
+  auto exe = backends::BackendRegistry::instance().get("interp").compile(f, o);
+  Run r;
+  r.out = exe->run(in);
+  if (exe->counts()) r.counts = *exe->counts();
+  return r;
+}
+
+// Inputs of `f` at `sizes` from the manifest entry's generators (fixed seed).
+std::vector<ir::Tensor> inputs(const ir::FunctionPtr& f, const std::string& name,
+                               const ir::SizeMap& sizes, std::uint64_t seed = 7) {
+  const auto& e = entry(name);
+  std::vector<ir::Tensor> in;
+  for (std::size_t k = 0; k < f->params.size(); ++k) {
+    const std::string& p = ir::var_name(f->params[k]);
+    auto spec = e.inputs.contains(p) ? e.inputs[p] : ir::default_spec(*f, k);
+    in.push_back(ir::generate_input(*f, k, spec, sizes, seed + k, e.dir));
+  }
+  return in;
+}
+
+ir::Tensor scalar(double v) {
+  ir::Tensor t;
+  t.values = {v};
+  return t;
+}
+
+Derivative diff(const ir::FunctionPtr& f, Mode m, std::vector<std::string> wrt = {},
+                const std::string& variant = "", std::size_t width = 0) {
+  Request r{std::move(wrt), m, variant, width};
+  return fwdvec().differentiate(f, r);
+}
+
+void require_close(const ir::Tensor& a, const ir::Tensor& b, double tol = 1e-12) {
+  REQUIRE(a.values.size() == b.values.size());
+  for (std::size_t k = 0; k < a.values.size(); ++k)
+    REQUIRE(a.values[k] == Approx(b.values[k]).epsilon(tol).margin(tol));
+}
+
+// Gradient of `func` against the suite's closed form `expected` (outputs after the primal).
+void check_against_expected(const std::string& file, const std::string& func,
+                            const std::string& expected, const std::string& name,
+                            std::vector<std::string> wrt, const ir::SizeMap& sizes) {
+  auto f = load(file, func);
+  auto in = inputs(f, name, sizes);
+  auto g = run(diff(f, Mode::Gradient, wrt).function, in, sizes);
+  auto want = run(load(file, expected), in, sizes);
+  REQUIRE(g.out.size() == 1 + want.out.size());
+  for (std::size_t k = 0; k < want.out.size(); ++k) require_close(g.out[1 + k], want.out[k], 1e-10);
+}
+
+// Paper cost of the gradient over a size sweep, and its log-log slope.
+double gradient_slope(const std::string& file, const std::string& func, const std::string& name,
+                      const std::vector<std::string>& wrt, const std::string& variant,
+                      const std::vector<ir::SizeMap>& sweep,
+                      std::vector<std::int64_t>* costs = nullptr) {
+  auto f = load(file, func);
+  auto g = diff(f, Mode::Gradient, wrt, variant).function;
+  std::vector<std::pair<double, double>> xy;
+  for (const auto& s : sweep) {
+    auto r = run(g, inputs(f, name, s), s);
+    double n = static_cast<double>(s.begin()->second);
+    xy.emplace_back(n, static_cast<double>(r.counts.paper_cost()));
+    if (costs) costs->push_back(r.counts.paper_cost());
+  }
+  return checker::loglog_slope(xy);
+}
+
+std::vector<ir::SizeMap> sweep(const std::string& size, std::vector<std::int64_t> ns,
+                               const ir::SizeMap& fixed = {}) {
+  std::vector<ir::SizeMap> out;
+  for (auto n : ns) {
+    ir::SizeMap m = fixed;
+    m[size] = n;
+    out.push_back(m);
+  }
+  return out;
+}
+
+}  // namespace
+
+// ---- digest 001 section 8.1: AD rules on scalar functions ----
+
+TEST_CASE("digest 001 test 1: d cos a / da = -sin a at 0 and pi/2", "[fwdvec]") {
+  auto g = diff(load("scalar_rules.adl", "d_cos"), Mode::Gradient).function;
+  CHECK(run(g, {scalar(0)}).out[1].values[0] == Approx(0).margin(1e-15));
+  CHECK(run(g, {scalar(M_PI / 2)}).out[1].values[0] == Approx(-1).epsilon(1e-15));
+}
+
+TEST_CASE("digest 001 tests 2-6: scalar rules against their closed forms", "[fwdvec]") {
+  for (auto [func, name] :
+       std::vector<std::pair<std::string, std::string>>{{"d_mul", "d_mul"},
+                                                        {"d_div", "d_div"},
+                                                        {"d_sin", "d_sin"},
+                                                        {"d_tan", "d_tan"},
+                                                        {"d_log", "d_log"},
+                                                        {"d_exp", "d_exp"},
+                                                        {"d_pow", "d_pow"},
+                                                        {"d_sin_square", "d_sin_square"}}) {
+    INFO(func);
+    check_against_expected("scalar_rules.adl", func, func + "_grad", name, {}, {});
+  }
+}
+
+TEST_CASE("digest 001 test 2 (Example 3): d(a*b)/da is exactly the variable b", "[fwdvec]") {
+  auto g = diff(load("scalar_rules.adl", "d_mul"), Mode::Gradient, {"a"}).function;
+  auto out = run(g, {scalar(3), scalar(-5)}).out;
+  CHECK(out[1].values[0] == -5);
+}
+
+TEST_CASE("digest 001 test 5: D-Pow hazard, d x**2 / dx at x = -1 is -2, not NaN", "[fwdvec]") {
+  auto f = load("scalar_rules.adl", "d_pow_square");
+  auto out = run(diff(f, Mode::Gradient).function, {scalar(-1)}).out;
+  CHECK(out[1].values[0] == -2);
+}
+
+TEST_CASE("digest 001 test 7 (Example 4): no perturbation confusion under nesting", "[fwdvec]") {
+  using namespace ir::dsl;
+  // inner: d/dy (x + y) by jvp; outer: d/dx (x * inner) by forward mode again
+  ir::dsl::FunctionBuilder fb("plus");
+  ir::Expr x = fb.param("x", ir::Type::scalar(ir::ElemType::F64));
+  ir::Expr y = fb.param("y", ir::Type::scalar(ir::ElemType::F64));
+  auto plus = fb.finish({x + y}, ir::Type::scalar(ir::ElemType::F64));
+  auto inner = diff(plus, Mode::Jvp, {"y"}).function;  // (x, y, t_y) -> (x + y, t_y)
+  ir::dsl::FunctionBuilder hb("outer");
+  ir::Expr hx = hb.param("x", ir::Type::scalar(ir::ElemType::F64));
+  ir::Expr hy = hb.param("y", ir::Type::scalar(ir::ElemType::F64));
+  ir::Expr dy = proj(ir::Call::make(inner, {hx, hy, lit(1)}), 1);
+  auto outer = hb.finish({hx * dy}, ir::Type::scalar(ir::ElemType::F64));
+  for (const char* variant : {"opt", "naive"}) {
+    auto g = diff(outer, Mode::Gradient, {"x"}, variant).function;
+    auto out = run(g, {scalar(2.5), scalar(-4)}).out;
+    CHECK(out[0].values[0] == 2.5);
+    CHECK(out[1].values[0] == 1);  // a tool that confuses the perturbations gives 2
+  }
+}
+
+TEST_CASE("digest 001 test 9: D[[vectorSum]] gives the gradient ones", "[fwdvec]") {
+  check_against_expected("vector_sum.adl", "vector_sum", "vector_sum_grad", "vector_sum", {},
+                         {{"n", 7}});
+}
+
+// ---- digest 001 section 8.3 / 8.4: gradients against closed forms, then their costs ----
+
+TEST_CASE("digest 001 tests 15/20, 16, 17, 18, 19, 21: gradients equal the closed forms",
+          "[fwdvec]") {
+  check_against_expected("micro_dot.adl", "vector_dot", "vector_dot_grad", "micro_dot", {"v1"},
+                         {{"n", 9}});
+  check_against_expected("micro_max.adl", "vector_max", "vector_max_grad", "micro_max", {},
+                         {{"n", 9}});
+  check_against_expected("micro_max.adl", "vector_max_fold", "vector_max_grad", "micro_max", {},
+                         {{"n", 9}});
+  check_against_expected("matrix_trace.adl", "matrix_trace", "matrix_trace_grad", "matrix_trace",
+                         {}, {{"n", 5}});
+  check_against_expected("trace_matmul.adl", "trace_matmul", "trace_matmul_grad", "trace_matmul",
+                         {"M"}, {{"n", 3}, {"k", 4}});
+  check_against_expected("umv.adl", "umv", "umv_grad", "umv", {"M"}, {{"r", 3}, {"c", 4}});
+  check_against_expected("nnmf.adl", "nnmf_rank1", "nnmf_rank1_grad", "nnmf_rank1", {"v"},
+                         {{"m", 4}, {"n", 5}});
+  check_against_expected("nnmf.adl", "nnmf", "nnmf_grad", "nnmf", {"H"},
+                         {{"m", 4}, {"n", 5}, {"k", 2}});
+}
+
+TEST_CASE("digest 001 test 20: gradient of dot is O(n) optimised, O(n^2) naive", "[fwdvec]") {
+  auto s = sweep("n", {16, 32, 64, 128});
+  double opt = gradient_slope("micro_dot.adl", "vector_dot", "micro_dot", {"v1"}, "opt", s);
+  double naive = gradient_slope("micro_dot.adl", "vector_dot", "micro_dot", {"v1"}, "naive", s);
+  std::cout << "dot gradient slopes: opt " << opt << ", naive " << naive << "\n";
+  CHECK(opt == Approx(1).margin(0.1));
+  CHECK(naive == Approx(2).margin(0.1));
+}
+
+TEST_CASE("digest 001 test 21: gradient of vectorMax is O(n) optimised, O(n^2) naive", "[fwdvec]") {
+  auto s = sweep("n", {16, 32, 64, 128});
+  double opt = gradient_slope("micro_max.adl", "vector_max", "micro_max", {}, "opt", s);
+  double naive = gradient_slope("micro_max.adl", "vector_max", "micro_max", {}, "naive", s);
+  std::cout << "vectorMax gradient slopes: opt " << opt << ", naive " << naive << "\n";
+  CHECK(opt == Approx(1).margin(0.1));
+  CHECK(naive == Approx(2).margin(0.1));
+}
+
+TEST_CASE("digest 001 test 19: NNMF's gradient loses its extra factor n", "[fwdvec]") {
+  // m = 8 fixed, n swept: the primal is O(mn); naive forward O(n * mn); optimised O(mn)
+  auto s = sweep("n", {8, 16, 32, 64}, {{"m", 8}});
+  double opt = gradient_slope("nnmf.adl", "nnmf_rank1", "nnmf_rank1", {"v"}, "opt", s);
+  double naive = gradient_slope("nnmf.adl", "nnmf_rank1", "nnmf_rank1", {"v"}, "naive", s);
+  std::cout << "nnmf_rank1 gradient (wrt v) slopes in n: opt " << opt << ", naive " << naive
+            << "\n";
+  CHECK(opt == Approx(1).margin(0.15));
+  CHECK(naive == Approx(2).margin(0.15));
+}
+
+TEST_CASE("digest 001 test 16: mgrad of trace is O(n^2) optimised, O(n^4) naive", "[fwdvec]") {
+  auto s = sweep("n", {4, 8, 16, 32});
+  double opt = gradient_slope("matrix_trace.adl", "matrix_trace", "matrix_trace", {}, "opt", s);
+  std::cout << "mgrad trace slope: opt " << opt << "\n";
+  CHECK(opt <= 2.1);
+  auto s2 = sweep("n", {4, 8, 16});
+  double naive =
+      gradient_slope("matrix_trace.adl", "matrix_trace", "matrix_trace", {}, "naive", s2);
+  std::cout << "mgrad trace slope: naive " << naive << "\n";
+  CHECK(naive >= 2.8);
+}
+
+// ---- digest 001 tests 22-25: Jacobians, widths, layouts ----
+
+TEST_CASE("digest 001 test 22/23: Jacobians of vectorAdd and vectorSMul, layout [out, in]",
+          "[fwdvec]") {
+  ir::SizeMap s{{"n", 6}};
+  auto add = load("micro_vec_add.adl", "vector_add");
+  auto in = inputs(add, "micro_vec_add", s);
+  for (std::size_t w : {0, 1, 4, 6}) {
+    auto j = run(diff(add, Mode::Jacobian, {"v1"}, "", w).function, in, s).out;
+    require_close(j[1], run(load("micro_vec_add.adl", "vector_add_jacobian"), in, s).out[0]);
+  }
+  auto smul = load("micro_vec_smul.adl", "vector_smul");
+  auto in2 = inputs(smul, "micro_vec_smul", s);
+  auto j = run(diff(smul, Mode::Jacobian, {"s"}).function, in2, s);
+  require_close(j.out[1], run(load("micro_vec_smul.adl", "vector_smul_jacobian"), in2, s).out[0]);
+}
+
+TEST_CASE("digest 001 tests 24/25: BA project Jacobian (2N x 11) equal for every width k",
+          "[fwdvec]") {
+  ir::SizeMap s{{"N", 4}};
+  auto f = load("ba_project.adl", "project");
+  auto in = inputs(f, "ba_project", s);
+  auto ref = run(diff(f, Mode::Jacobian, {"cam"}).function, in, s).out[1];
+  REQUIRE(ref.values.size() == 4 * 2 * 11);
+  for (std::size_t w : {1, 3, 4, 11}) {
+    INFO("width " << w);
+    require_close(run(diff(f, Mode::Jacobian, {"cam"}, "", w).function, in, s).out[1], ref, 1e-13);
+  }
+  require_close(run(diff(f, Mode::Jacobian, {"cam"}, "naive").function, in, s).out[1], ref, 1e-13);
+  // and against every reverse strategy present
+  for (const char* other : {"scatter", "dualrev"}) {
+    const Strategy* st = StrategyRegistry::instance().find(other);
+    if (!st) continue;
+    INFO(other);
+    auto d = st->differentiate(f, Request{{"cam"}, Mode::Jacobian, ""});
+    backends::Options o;
+    o.sizes = s;
+    auto out = d.executable("interp", o)->run(in);
+    require_close(out[1], ref, 1e-10);
+  }
+}
+
+TEST_CASE("digest 001 test 25: jvp equals the Jacobian times the direction", "[fwdvec]") {
+  ir::SizeMap s{{"N", 3}};
+  auto f = load("ba_project.adl", "project");
+  auto in = inputs(f, "ba_project", s);
+  auto jac = run(diff(f, Mode::Jacobian, {"cam"}).function, in, s).out[1];
+  ir::Tensor dir;
+  dir.shape = {11};
+  for (int k = 0; k < 11; ++k) dir.values.push_back(0.1 * (k + 1) - 0.5);
+  auto args = in;
+  args.push_back(dir);
+  auto jv = run(diff(f, Mode::Jvp, {"cam"}).function, args, s).out[1];
+  REQUIRE(jv.values.size() == 6);
+  for (std::size_t o = 0; o < 6; ++o) {
+    double want = 0;
+    for (std::size_t k = 0; k < 11; ++k) want += jac.values[o * 11 + k] * dir.values[k];
+    CHECK(jv.values[o] == Approx(want).epsilon(1e-12));
+  }
+}
+
+// ---- errors ----
+
+TEST_CASE("fwdvec errors: unknown parameter, unsupported constructs with positions", "[fwdvec]") {
+  auto f = load("micro_dot.adl", "vector_dot");
+  CHECK_THROWS_WITH(diff(f, Mode::Gradient, {"w"}), Catch::Contains("has no parameter `w`"));
+  CHECK_THROWS_AS(diff(f, Mode::Gradient, {}, "fancy"), Error);
+  auto m = ir::parse_module(
+      "func g(x: f64) -> f64 {\n  return lgamma(x)\n}\n"
+      "func h[n](A: f64[n, n]) -> f64 {\n  return max[i < n, j < n] A[i, j]\n}\n",
+      "bad.adl");
+  try {
+    diff(m.entry("g"), Mode::Gradient);
+    FAIL("lgamma must be unsupported");
+  } catch (const Unsupported& e) {
+    CHECK(std::string(e.what()).find("lgamma") != std::string::npos);
+    CHECK(e.pos().line == 2);
+  }
+  CHECK_THROWS_AS(diff(m.entry("h"), Mode::Gradient), Unsupported);
+}
