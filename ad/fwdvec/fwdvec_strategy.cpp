@@ -22,6 +22,7 @@ Expr ilit(std::int64_t v) {
   return Literal::make(static_cast<double>(v), ElemType::I64);
 }
 Expr imul(Expr a, Expr b) {
+  if (is_literal(a, 0) || is_literal(b, 0)) return Literal::make(0, ElemType::I64);
   if (is_literal(a, 1)) return b;
   if (is_literal(b, 1)) return a;
   return Binary::make(BinaryOp::Mul, a, b);
@@ -154,7 +155,7 @@ class FwdvecStrategy : public Strategy {
     }
     finish(*out);
     notes =
-        "fwdvec jvp: one direction (k = 1), " + std::to_string(out->stmts.size()) + " statements";
+        "fwdvec jvp: one direction (k = 1), " + std::to_string(out->stmts.size()) + " statements\n";
     return out;
   }
 
@@ -197,7 +198,15 @@ class FwdvecStrategy : public Strategy {
     std::vector<Stmt> tstmts = naive ? tangent : std::vector<Stmt>{};
     for (const auto& s : std::vector<Stmt>(primal)) T.statement(s, tstmts);
     std::vector<Expr> rvec;
-    for (auto res : results) rvec.push_back(T.materialise(res, tstmts));
+    for (auto res : results) {
+      Expr m = T.materialise(res, tstmts);
+      if (!m.as<Var>()) {  // let-bound: the Jacobian reads it once per entry
+        Expr v = Var::make(Context::current().fresh_name("d_result"), m->type);
+        tstmts.push_back(Stmt{{v}, m});
+        m = v;
+      }
+      rvec.push_back(m);
+    }
 
     out->stmts = f.stmts;
     std::vector<Expr> blocks;  // per result: [P, O..., k] or [O..., k]
@@ -264,7 +273,7 @@ class FwdvecStrategy : public Strategy {
     finish(*out);
     notes = std::string("fwdvec ") + (naive ? "naive" : "opt") + ": " +
             (one_pass ? "one pass, k = all directions" : "passes of k = " + std::to_string(width)) +
-            ", " + std::to_string(out->stmts.size()) + " statements";
+            ", " + std::to_string(out->stmts.size()) + " statements\n";
     return out;
   }
 
