@@ -89,6 +89,18 @@ void renamed_primal(const Function& f, std::vector<Stmt>& stmts, std::vector<Exp
   for (auto r : f.results) results.push_back(substitute(r, m));
 }
 
+// Every result that is not a variable becomes a statement, so its tangent is a statement's.
+FunctionPtr results_let_bound(const FunctionPtr& f) {
+  auto out = std::make_shared<Function>(*f);
+  for (auto& r : out->results) {
+    if (r.as<Var>()) continue;
+    Expr v = Var::make(Context::current().fresh_name("result"), r->type);
+    out->stmts.push_back(Stmt{{v}, r});
+    r = v;
+  }
+  return out;
+}
+
 class FwdvecStrategy : public Strategy {
  public:
   std::string_view name() const override { return "fwdvec"; }
@@ -110,7 +122,7 @@ class FwdvecStrategy : public Strategy {
       if (fp->param_index(w) < 0)
         throw Error(fp->pos, "fwdvec: `" + fp->name + "` has no parameter `" + w + "`");
     if (r.mode == Mode::Hvp) return hvp(fp, r);
-    FunctionPtr f = fwdvec::inline_calls(*fp);
+    FunctionPtr f = results_let_bound(fwdvec::inline_calls(*fp));
     std::vector<Expr> wrt;
     for (auto k : wrt_parameters(*f, r.wrt)) {
       Expr p = f->params[k];
@@ -123,6 +135,11 @@ class FwdvecStrategy : public Strategy {
       wrt.push_back(p);
     }
     if (wrt.empty()) throw Error(f->pos, "fwdvec: no floating parameter to differentiate by");
+    for (auto res : fp->results)
+      if (res->type.storage != Storage::Dense)
+        throw Unsupported(fp->result_pos.valid() ? fp->result_pos : fp->pos,
+                          "fwdvec: a sparse (@coo) result is not supported (its tangent would be "
+                          "dense, the reference is restricted to the stored keys)");
     fwdvec::TangentOptions opt;
     if (naive) opt = fwdvec::TangentOptions{false, false, false, false};
     Derivative d;

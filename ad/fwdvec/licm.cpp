@@ -63,6 +63,12 @@ class Hoister {
       }
       case NodeKind::Let: {
         auto* l = e.as<Let>();
+        if (l->vars.size() == 1 && invariant(l->value)) {
+          // let-floating (paper 001 a4/a6): the binding leaves the loop, renamed apart
+          Expr h = Var::make(Context::current().fresh_name(var_name(l->vars[0])), l->vars[0]->type);
+          out_.push_back(Stmt{{h}, l->value});
+          return run(substitute(l->body, l->vars[0], h));
+        }
         Expr value = run(l->value);
         for (auto v : l->vars) bound_.insert(v);
         Expr body = run(l->body);

@@ -548,6 +548,32 @@ void Tangents::statement(const Stmt& s, std::vector<Stmt>& out) {
     const Type& t = value->type;
     bool elementwise = t.is_scalar() || value.as<Gen>() || value.as<Var>() || value.as<Access>() ||
                        value.as<Select>() || value.as<Iverson>();
+    auto* gv = value.as<Gen>();
+    if (gv && !gv->body->type.is_scalar() && !gv->body->type.is_tuple()) {
+      // gen[J] (tensor body): per J, all directions of the body's tangent, then dir innermost
+      auto j = fresh_indices(gv->dom.vars.size());
+      SubstMap m;
+      for (std::size_t q = 0; q < j.size(); ++q) m[gv->dom.vars[q]] = j[q];
+      Expr body = substitute(gv->body, m);
+      Expr l = lane_tensor(body);
+      if (!l.defined()) return;
+      std::vector<Stmt> inner;
+      Expr per_dir = dir_gen(l, inner);
+      Expr tv = Var::make(Context::current().fresh_name("d_block"), per_dir->type);
+      inner.push_back(Stmt{{tv}, per_dir});
+      auto r = fresh_indices(body->type.rank());
+      std::vector<Expr> at{dir_};
+      at.insert(at.end(), r.begin(), r.end());
+      std::vector<Expr> rv = r, rb = body->type.dims;
+      rv.push_back(dir_);
+      rb.push_back(k_);
+      Expr g =
+          gen_over(j, gv->dom.bounds, wrap_lets(inner, gen_over(rv, rb, Access::make(tv, at))));
+      Expr dx = fresh_t(x, g->type);
+      out.push_back(Stmt{{dx}, g});
+      bind(x, TangentOf{TangentOf::Kind::DirMinor, dx, {}, {}});
+      return;
+    }
     if (elementwise) {
       auto j = fresh_indices(t.rank());
       Expr l = t.is_scalar() ? lane(value) : lane_access(value, j);
