@@ -20,7 +20,9 @@ const RuleTable& adjoint_identities_table();  // inner-product identities behind
 const RuleTable& loop_table();
 const RuleTable& index_arith_table();  // integer comparisons decided from the context // paper 001
                                        // Fig. 8e, e4 with its bounds check
-const RuleTable& errata_table();  // the papers' wrong rules: each must be REFUTED
+const RuleTable& dftilde_table();      // paper 001 Fig. 8 c, d, e2, f, g, a6 and LICM
+const RuleTable& dftilde_errata_table();  // the same without their side conditions: REFUTED
+const RuleTable& errata_table();          // the papers' wrong rules: each must be REFUTED
 
 // Every registered table, core first; strategies add theirs with register_table.
 class TableRegistry {
