@@ -210,7 +210,10 @@ class FwdvecStrategy : public Strategy {
 
     std::vector<Stmt> tangent;
     std::vector<Expr> results = f.results;
-    if (naive) renamed_primal(f, tangent, results);
+    if (naive) {
+      results.clear();
+      renamed_primal(f, tangent, results);
+    }
     const std::vector<Stmt>& primal = naive ? tangent : f.stmts;
     std::vector<Stmt> tstmts = naive ? tangent : std::vector<Stmt>{};
     for (const auto& s : std::vector<Stmt>(primal)) T.statement(s, tstmts);

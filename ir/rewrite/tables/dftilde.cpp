@@ -90,6 +90,31 @@ const RuleTable& dftilde_table() {
   return t;
 }
 
+// Row-major index arithmetic: a Jacobian read out of flat directions (fwdvec) unflattens them.
+const RuleTable& flat_index_table() {
+  using D = RuleDomain;
+  static const RuleTable t = make_table(
+      "flat-index", "row-major flat index arithmetic (fwdvec's Jacobian read-out)",
+      {
+          {.name = "flat-div",
+           .lhs = "(?a * ?n + ?b) / ?n",
+           .rhs = "?a",
+           .when = "in_range(?b, ?n)",
+           .domain = D::Ieee,
+           .cite = "floor division, 0 <= b < n"},
+          {.name = "flat-mod",
+           .lhs = "(?a * ?n + ?b) % ?n",
+           .rhs = "?b",
+           .when = "in_range(?b, ?n)",
+           .domain = D::Ieee,
+           .cite = "floor modulo, 0 <= b < n",
+           .assume = "(?a * ?n + ?b) / ?n == ?a",
+           .note =
+               "Z3 times out on the nonlinear modulo alone: flat-div, proved above, is assumed"},
+      });
+  return t;
+}
+
 const RuleTable& dftilde_errata_table() {
   using D = RuleDomain;
   static const RuleTable t = make_table(
