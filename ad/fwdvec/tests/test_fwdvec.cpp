@@ -80,6 +80,27 @@ TEST_CASE("digest 001 test 7 (Example 4): no perturbation confusion under nestin
   }
 }
 
+TEST_CASE("digest 001 test 8: the tangent of an f64[n, m] statement is f64[n, m, k]", "[fwdvec]") {
+  auto m = ir::parse_module(
+      "func f[n, m](X: f64[n, m]) -> f64 {\n  let A = gen[i < n, j < m] X[i, j] * max[l < m] X[i, "
+      "l]\n"
+      "  return sum[i2 < n, j2 < m] A[i2, j2] * A[i2, j2]\n}\n",
+      "types.adl");
+  auto g = diff(m.entry("f"), Mode::Gradient).function;  // one pass: k = n * m directions
+  bool found = false;
+  for (const auto& s : g->stmts) {
+    const std::string& name = ir::var_name(s.vars[0]);
+    if (name.rfind("d_A", 0) != 0) continue;
+    found = true;
+    const ir::Type& t = s.vars[0]->type;  // D_T[Array<Array<Double>>]: k lanes per scalar
+    REQUIRE(t.rank() == 3);
+    CHECK(ir::expr_str(t.dims[0]) == "n");
+    CHECK(ir::expr_str(t.dims[1]) == "m");
+    CHECK(ir::expr_str(t.dims[2]) == "n * m");
+  }
+  CHECK(found);
+}
+
 TEST_CASE("digest 001 test 9: D[[vectorSum]] gives the gradient ones", "[fwdvec]") {
   check_against_expected("vector_sum.adl", "vector_sum", "vector_sum_grad", "vector_sum", {},
                          {{"n", 7}});

@@ -129,3 +129,14 @@ TEST_CASE("digest 001 tests 15-19: gradients rewrite to their closed forms", "[f
       require_validated(*last_result(nf), *load(id.file, id.expected_func), id.sizes);
   }
 }
+
+TEST_CASE("digest 001 test 10: E[[f]] is the coefficient of eps in f(x + eps x') (polynomial)",
+          "[fwdvec][smt]") {
+  auto m = ir::parse_module(
+      "func f(x: f64, y: f64) -> f64 {\n  let s = x * x\n  return s * x - 2 * x * y + y * y\n}\n"
+      "func df(x: f64, y: f64, tx: f64, ty: f64) -> f64 {\n"
+      "  return (3 * x * x - 2 * y) * tx + (2 * y - 2 * x) * ty\n}\n",
+      "poly.adl");
+  auto j = diff(m.entry("f"), Mode::Jvp).function;  // (x, y, t_x, t_y) -> (f, tangent)
+  require_validated(*last_result(j), *m.entry("df"), {});
+}
