@@ -249,6 +249,10 @@ class FwdvecStrategy : public Strategy {
         const Type& wt = wrt[w]->type;
         auto o = ivars(rt.rank(), "o");
         auto a = ivars(wt.rank(), "a");
+        if (one_pass && wrt.size() == 1 && rt.rank() == 0 && wt.rank() == 1) {
+          jac[ri].push_back(blocks[ri]);  // the tangent vector is the gradient row itself
+          continue;
+        }
         Expr q = iadd(offsets[w], flat_index(wt, a));
         std::vector<Expr> at;
         if (!one_pass) at.push_back(width == 1 ? q : Binary::make(BinaryOp::Div, q, k));

@@ -29,7 +29,7 @@ bool mentions_any(Expr e, const std::vector<Expr>& vars) {
 
 }  // namespace
 
-Expr one_hot_sum(const Domain& dom, Expr body) {
+Expr one_hot_sum(const Domain& dom, Expr body, Expr known_var, Expr known_bound) {
   auto* br = body.as<Iverson>();
   if (dom.is_stored() || !br || !body->type.is_scalar())
     return Reduce::make(ReduceOp::Sum, dom, body);
@@ -45,11 +45,14 @@ Expr one_hot_sum(const Domain& dom, Expr body) {
       std::size_t k = static_cast<std::size_t>(it - dom.vars.begin());
       Expr bound = dom.bounds[k];
       // [0 <= a && a < n]: the bounds condition of e4 (digest 001 section 4.5)
-      Expr pred = t_and(Binary::make(BinaryOp::Le, Literal::make(0, ElemType::I64), a),
-                        Binary::make(BinaryOp::Lt, a, bound));
+      Expr pred;
+      if (!(known_var.defined() && a == known_var && bound == known_bound))
+        pred = t_and(Binary::make(BinaryOp::Le, Literal::make(0, ElemType::I64), a),
+                     Binary::make(BinaryOp::Lt, a, bound));
       for (std::size_t o = 0; o < cs.size(); ++o)
         if (o != c) pred = t_and(pred, substitute(cs[o], v, a));
-      Expr rest = Iverson::make(pred, substitute(br->body, v, a));
+      Expr body2 = substitute(br->body, v, a);
+      Expr rest = pred.defined() ? Iverson::make(pred, body2) : body2;
       Domain d2;
       for (std::size_t j = 0; j < dom.vars.size(); ++j) {
         if (j == k) continue;
@@ -57,7 +60,7 @@ Expr one_hot_sum(const Domain& dom, Expr body) {
         d2.bounds.push_back(substitute(dom.bounds[j], v, a));
       }
       if (d2.vars.empty()) return rest;
-      return one_hot_sum(d2, rest);
+      return one_hot_sum(d2, rest, known_var, known_bound);
     }
   }
   return Reduce::make(ReduceOp::Sum, dom, body);

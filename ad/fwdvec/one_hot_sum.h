@@ -10,6 +10,9 @@
 namespace adlab::ad::fwdvec {
 
 // sum[dom] body with every index fixed by an equation of the body's bracket eliminated.
-ir::Expr one_hot_sum(const ir::Domain& dom, ir::Expr body);
+// `known`: an index variable and a bound with 0 <= var < bound known to hold (the direction
+// index of gen[dir < k]); the range condition is dropped when it is exactly that.
+ir::Expr one_hot_sum(const ir::Domain& dom, ir::Expr body, ir::Expr known_var = ir::Expr(),
+                     ir::Expr known_bound = ir::Expr());
 
 }  // namespace adlab::ad::fwdvec

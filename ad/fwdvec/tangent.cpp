@@ -304,7 +304,8 @@ Expr Tangents::lane_prim(Expr e) {
 
 Expr Tangents::sum_of(const Domain& dom, Expr body) {
   if (!body.defined()) return body;
-  return opt_.eliminate ? one_hot_sum(dom, body) : Reduce::make(ReduceOp::Sum, dom, body);
+  if (!opt_.eliminate) return Reduce::make(ReduceOp::Sum, dom, body);
+  return global_ == dir_ ? one_hot_sum(dom, body, dir_, k_) : one_hot_sum(dom, body);
 }
 
 Expr Tangents::lane_reduce(Expr e) {
