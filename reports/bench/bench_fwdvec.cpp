@@ -1,6 +1,8 @@
 // Google Benchmark: fwdvec derivatives compiled by the cpu backend (issue 7 performance targets):
 // the gradient of dot at n = 10^6 against the primal, and the bundle-adjustment `project`
 // Jacobian (2N x 11) against reverse mode run once per output row (scatter's Jacobian mode).
+// Run with MALLOC_MMAP_THRESHOLD_=4294967296 (docs/strategies/fwdvec.md): otherwise glibc maps
+// and unmaps every 8 MB array per run and page faults dominate.
 #include <benchmark/benchmark.h>
 
 #include <string>
@@ -40,6 +42,28 @@ void BM_DotPrimal(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(exe->run(in));
 }
 
+// The floor for any gradient: returning an n-vector (one pass plus the copy into adlab's tensor).
+void BM_ReturnVector(benchmark::State& state) {
+  const std::int64_t n = state.range(0);
+  static ir::Module m = ir::parse_module(
+      "func copy(v1: f64[n], v2: f64[n]) -> f64[n] {\n  return gen[i < n] v2[i]\n}\n", "copy.adl");
+  auto exe = compiled(m.entry("copy"));
+  std::vector<ir::Tensor> in = {ir::random_normal({n}, 0, 1, 1), ir::random_normal({n}, 0, 1, 2)};
+  for (auto _ : state) benchmark::DoNotOptimize(exe->run(in));
+}
+
+// The hand-written gradient of dot: (v1 . v2, v2).
+void BM_DotGradientByHand(benchmark::State& state) {
+  const std::int64_t n = state.range(0);
+  static ir::Module m = ir::parse_module(
+      "func g(v1: f64[n], v2: f64[n]) -> (f64, f64[n]) {\n"
+      "  return (sum[i < n] v1[i] * v2[i], gen[j < n] v2[j])\n}\n",
+      "dot_grad.adl");
+  auto exe = compiled(m.entry("g"));
+  std::vector<ir::Tensor> in = {ir::random_normal({n}, 0, 1, 1), ir::random_normal({n}, 0, 1, 2)};
+  for (auto _ : state) benchmark::DoNotOptimize(exe->run(in));
+}
+
 void BM_DotGradientFwdvec(benchmark::State& state) {
   const std::int64_t n = state.range(0);
   auto exe = compiled(
@@ -65,6 +89,8 @@ void BM_BAJacobian(benchmark::State& state, const char* strategy) {
 }  // namespace
 
 BENCHMARK(BM_DotPrimal)->Arg(1000000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ReturnVector)->Arg(1000000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_DotGradientByHand)->Arg(1000000)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_DotGradientFwdvec)->Arg(1000000)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_BAJacobian, fwdvec, "fwdvec")->Arg(1000)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_BAJacobian, fwdvec_naive, "fwdvec/naive")
