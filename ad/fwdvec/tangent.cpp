@@ -394,6 +394,47 @@ Expr Tangents::lane_loop(Expr e) {
   return Tuple::make(outs);
 }
 
+// scan (*), (max), (min) as the ifold that fills the prefix array, differentiated by D-IFold:
+//   (*)        d_i = d_{i-1} * b_i + p_{i-1} * db_i
+//   (max/min)  d_i = db_i where b_i is a new strict extremum (the first wins ties), else d_{i-1}
+// The state holds the tangent array, so this costs O(n^2) element copies per direction.
+Expr Tangents::lane_scan(Expr e, Expr lb) {
+  auto* s = e.as<Scan>();
+  Expr i = s->dom.vars[0], n = s->dom.bounds[0];
+  ElemType el = e->type.elem;
+  for (auto v : free_vars(n))
+    if (!v->type.is_index() || v.as<Var>() == nullptr || find(v) || v == i)
+      unsupported(e, "the derivative of a scan whose bound is not a size");
+  Expr t = Var::make(Context::current().fresh_name("t"), Type::scalar(ElemType::I64));
+  Expr acc = Var::make(Context::current().fresh_name("d_scan"), e->type);
+  Expr dprev = Var::make(Context::current().fresh_name("d_prev"), Type::scalar(el));
+  Expr pprev = Var::make(Context::current().fresh_name("p_prev"), Type::scalar(el));
+  Expr bi = Var::make(Context::current().fresh_name("b"), Type::scalar(el));
+  Expr dbi = Var::make(Context::current().fresh_name("db"), Type::scalar(el));
+  Expr d = Var::make(Context::current().fresh_name("d"), Type::scalar(el));
+  Expr first = Binary::make(BinaryOp::Eq, i, Literal::make(0, ElemType::I64));
+  Expr dval, pval;
+  if (s->op == ReduceOp::Prod) {
+    dval = Select::make(first, dbi,
+                        Binary::make(BinaryOp::Add, Binary::make(BinaryOp::Mul, dprev, bi),
+                                     Binary::make(BinaryOp::Mul, pprev, dbi)));
+    pval = Select::make(first, bi, Binary::make(BinaryOp::Mul, pprev, bi));
+  } else {
+    Expr better = Binary::make(s->op == ReduceOp::Max ? BinaryOp::Gt : BinaryOp::Lt, bi, pprev);
+    Expr take = Binary::make(BinaryOp::Or, first, better);
+    dval = Select::make(take, dbi, dprev);
+    pval = Select::make(take, bi, pprev);
+  }
+  Expr filled =
+      Gen::make(Domain{{t}, {n}, Expr(), {}},
+                Select::make(Binary::make(BinaryOp::Eq, t, i), d, Access::make(acc, {t})));
+  Expr next = Let::make({bi}, s->body,
+                        Let::make({dbi}, lb, Let::make({d}, dval, Tuple::make({filled, d, pval}))));
+  Expr loop = Loop::make(s->dom, {acc, dprev, pprev},
+                         {zeros_like(e->type), f_lit(0, el), f_lit(0, el)}, next);
+  return Proj::make(loop, 0);
+}
+
 // D-Let inside an expression: the tangent of x at the current direction is a local variable.
 Expr Tangents::lane_let(Expr e, bool tensor) {
   auto* l = e.as<Let>();
@@ -495,9 +536,9 @@ Expr Tangents::lane_tensor(Expr e) {
       auto* s = e.as<Scan>();
       Expr lb = lane(s->body);
       if (!lb.defined()) return lb;
-      if (s->op != ReduceOp::Sum)
-        unsupported(e, std::string("the derivative of scan (") + op_name(s->op) + ")");
-      return Scan::make(ReduceOp::Sum, s->dom, lb);  // scan is linear: scan of the tangents
+      if (s->op == ReduceOp::Sum)
+        return Scan::make(ReduceOp::Sum, s->dom, lb);  // scan is linear: scan of the tangents
+      return lane_scan(e, lb);
     }
     case NodeKind::Scatter: {
       auto* s = e.as<Scatter>();

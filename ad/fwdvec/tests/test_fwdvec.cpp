@@ -248,3 +248,26 @@ TEST_CASE("fwdvec errors: unknown parameter, unsupported constructs with positio
   }
   CHECK_THROWS_AS(diff(m.entry("h"), Mode::Gradient), Unsupported);
 }
+
+TEST_CASE("fwdvec scans (*), (max), (min) agree with the reverse strategies", "[fwdvec]") {
+  auto m = ir::parse_module(
+      "func f[n](a: f64[n]) -> f64 {\n"
+      "  let p = scan[i < n] (*) a[i]\n"
+      "  let q = scan[j < n] (max) sin(a[j])\n"
+      "  let r = scan[k < n] (min) a[k] * a[k]\n"
+      "  return sum[l < n] p[l] + q[l] * r[l]\n}\n",
+      "scans.adl");
+  ir::Tensor a;
+  a.shape = {5};
+  a.values = {0.7, -1.3, 2.1, 0.4, -0.9};
+  ir::SizeMap s{{"n", 5}};
+  auto g = run(diff(m.entry("f"), Mode::Gradient).function, {a}, s).out;
+  const Strategy* other = StrategyRegistry::instance().find("scatter");
+  REQUIRE(other);
+  backends::Options o;
+  o.sizes = s;
+  auto want = other->differentiate(m.entry("f"), Request{{}, Mode::Gradient, ""})
+                  .executable("interp", o)
+                  ->run({a});
+  require_close(g[1], want[1], 1e-12);
+}
