@@ -171,8 +171,8 @@ class FwdvecStrategy : public Strategy {
       out->results.push_back(gen_or_self(o, res->type.dims, Access::make(m, at)));
     }
     finish(*out);
-    notes =
-        "fwdvec jvp: one direction (k = 1), " + std::to_string(out->stmts.size()) + " statements\n";
+    notes = "fwdvec jvp: one direction (k = 1), " + std::to_string(out->stmts.size()) +
+            " statements\n" + T.trace();
     return out;
   }
 
@@ -297,7 +297,7 @@ class FwdvecStrategy : public Strategy {
     finish(*out);
     notes = std::string("fwdvec ") + (naive ? "naive" : "opt") + ": " +
             (one_pass ? "one pass, k = all directions" : "passes of k = " + std::to_string(width)) +
-            ", " + std::to_string(out->stmts.size()) + " statements\n";
+            ", " + std::to_string(out->stmts.size()) + " statements\n" + T.trace();
     return out;
   }
 

@@ -58,6 +58,13 @@ class Tangents {
   // The tangent of `e` materialised as f64[dims..., k] (zeros when inactive).
   ir::Expr materialise(ir::Expr e, std::vector<ir::Stmt>& out);
 
+  // What the transformation did, for --trace.
+  struct Stats {
+    int dir_minor = 0, dir_major = 0, fused = 0, sums_eliminated = 0, hoisted = 0;
+  };
+  const Stats& stats() const { return stats_; }
+  std::string trace() const;
+
  private:
   ir::Expr lane_access(ir::Expr base, std::vector<ir::Expr> idx);
   ir::Expr lane_var_access(ir::Expr var, const std::vector<ir::Expr>& idx);
@@ -76,6 +83,7 @@ class Tangents {
   TangentOptions opt_;
   SourcePos fallback_;
   std::unordered_map<ir::Expr, TangentOf, ir::ExprHash> env_;
+  Stats stats_;
 };
 
 // Zero of e's type (a scalar literal, or gen[...] 0 for tensors, or a tuple of zeros).
