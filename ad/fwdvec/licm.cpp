@@ -114,6 +114,46 @@ Expr hoist_invariants(Expr body, Expr dir, std::vector<Stmt>& out) {
   return Hoister(dir, out).run(body);
 }
 
+void hoist_out_of_gen(std::vector<Stmt>& inner, const std::vector<Expr>& vars,
+                      const std::vector<Expr>& bounds, std::vector<Stmt>& out) {
+  std::unordered_set<Expr, ExprHash> stay(vars.begin(), vars.end());
+  Expr guard;
+  for (auto b : bounds) {
+    if (auto* l = b.as<Literal>(); l && l->value > 0) continue;
+    Expr c = Binary::make(BinaryOp::Lt, Literal::make(0, ElemType::I64), b);
+    guard = guard.defined() ? Binary::make(BinaryOp::And, guard, c) : c;
+  }
+  std::vector<Stmt> kept;
+  for (const auto& st : inner) {
+    bool movable = st.vars.size() == 1 && !st.vars[0]->type.is_tuple();
+    if (movable)
+      for (auto v : free_vars(st.value))
+        if (stay.count(v)) movable = false;
+    if (!movable) {
+      for (auto v : st.vars) stay.insert(v);
+      kept.push_back(st);
+      continue;
+    }
+    Expr value = st.value;
+    if (guard.defined()) {
+      const Type& t = st.vars[0]->type;
+      Expr zero = Literal::make(0, t.elem);
+      if (!t.is_scalar()) {
+        Domain d;
+        for (auto dim : t.dims) {
+          d.vars.push_back(
+              Var::make(Context::current().fresh_name("z"), Type::scalar(ElemType::I64)));
+          d.bounds.push_back(dim);
+        }
+        zero = Gen::make(d, zero);
+      }
+      value = Select::make(guard, value, zero);
+    }
+    out.push_back(Stmt{st.vars, value});
+  }
+  inner = kept;
+}
+
 Expr wrap_lets(const std::vector<Stmt>& stmts, Expr body) {
   for (auto it = stmts.rbegin(); it != stmts.rend(); ++it)
     body = Let::make(it->vars, it->value, body);

@@ -606,6 +606,7 @@ void Tangents::statement(const Stmt& s, std::vector<Stmt>& out) {
       if (!l.defined()) return;
       std::vector<Stmt> inner;
       Expr per_dir = dir_gen(l, inner);
+      if (opt_.hoist) hoist_out_of_gen(inner, j, gv->dom.bounds, out);
       Expr tv = Var::make(Context::current().fresh_name("d_block"), per_dir->type);
       inner.push_back(Stmt{{tv}, per_dir});
       auto r = fresh_indices(body->type.rank());
@@ -643,6 +644,7 @@ void Tangents::statement(const Stmt& s, std::vector<Stmt>& out) {
       } else {
         std::vector<Stmt> inner;
         Expr dg = dir_gen(l, inner);
+        if (opt_.hoist) hoist_out_of_gen(inner, j, t.dims, out);
         g = gen_over(j, t.dims, wrap_lets(inner, dg));
       }
       out.push_back(Stmt{{dx}, g});

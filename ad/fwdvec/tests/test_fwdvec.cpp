@@ -271,3 +271,30 @@ TEST_CASE("fwdvec scans (*), (max), (min) agree with the reverse strategies", "[
                   ->run({a});
   require_close(g[1], want[1], 1e-12);
 }
+
+TEST_CASE("digest 001 section 4.8: LICM out of an empty per-point loop evaluates nothing",
+          "[fwdvec]") {
+  // camera-only work leaves BA's gen[o < N] under select(0 < N, ...): with N = 0 the hoisted
+  // 1 / theta of a zero rotation is never evaluated, and an out-of-range read would not be either
+  auto m = ir::parse_module(
+      "func f[n](cam: f64[3], X: f64[N, 2]) -> f64[N] {\n"
+      "  return gen[o < N] { let s = cam[n]; let t = sqrt(cam[0] * cam[0]); X[o, 0] * s / t }\n}\n",
+      "licm.adl");
+  ir::Tensor cam;
+  cam.shape = {3};
+  cam.values = {0.5, 2, 3};
+  ir::Tensor X;
+  X.shape = {0, 2};
+  auto g = diff(m.entry("f"), Mode::Jacobian, {"cam"}).function;
+  // n = 7 makes cam[n] out of range: fine while N = 0, an error once a point exists
+  auto out = run(g, {cam, X}, {{"n", 7}}).out;
+  CHECK(out[1].values.empty());
+  X.shape = {1, 2};
+  X.values = {1, 1};
+  CHECK_THROWS_WITH(run(g, {cam, X}, {{"n", 7}}), Catch::Contains("out of range"));
+  auto ok = run(g, {cam, X}, {{"n", 1}}).out;  // d/dcam (X s / t) with s = cam[1], t = |cam[0]|
+  REQUIRE(ok[1].values.size() == 3);
+  CHECK(ok[1].values[0] == Approx(-2 / (0.5 * 0.5)));
+  CHECK(ok[1].values[1] == Approx(1 / 0.5));
+  CHECK(ok[1].values[2] == 0);
+}
