@@ -333,9 +333,48 @@ Expr Tangents::lane_reduce(Expr e) {
   return Let::make({am}, Proj::make(loop, 0), substitute(lb, i, am));
 }
 
+// A running extremum, loop[i < n] (m = z) { next select(b > m, b, m) } (vectorMax as the M~ ifold):
+// D-IFold gives the tangent of b at the last strict improvement, or z's. That index is found by a
+// direction-invariant loop (hoisted by LICM), so the tangent costs O(1) per direction, not O(n).
+Expr Tangents::lane_running_extremum(Expr e) {
+  auto* l = e.as<Loop>();
+  if (l->state.size() != 1 || !l->state[0]->type.is_float_scalar()) return Expr();
+  auto* sel = l->body.as<Select>();
+  auto* c = sel ? sel->cond.as<Binary>() : nullptr;
+  Expr m = l->state[0];
+  if (!c || sel->else_value != m) return Expr();
+  Expr b = sel->then_value;
+  if (is_free_in(m, b)) return Expr();
+  bool better_is_gt;  // b > m (max) or b < m (min), written either way round
+  if (c->a == b && c->b == m && (c->op == BinaryOp::Gt || c->op == BinaryOp::Lt))
+    better_is_gt = c->op == BinaryOp::Gt;
+  else if (c->a == m && c->b == b && (c->op == BinaryOp::Gt || c->op == BinaryOp::Lt))
+    better_is_gt = c->op == BinaryOp::Lt;
+  else
+    return Expr();
+  Expr lb = lane(b), lz = lane(l->init[0]);
+  if (!lb.defined() && !lz.defined()) return Expr();
+  Expr i = l->dom.vars[0];
+  Expr ai = ivar("arg"), bv = Var::make(Context::current().fresh_name("best"), m->type);
+  Expr v = Var::make(Context::current().fresh_name("cand"), m->type);
+  Expr better = Binary::make(better_is_gt ? BinaryOp::Gt : BinaryOp::Lt, v, bv);
+  Expr next =
+      Let::make({v}, b, Tuple::make({Select::make(better, i, ai), Select::make(better, v, bv)}));
+  Expr loop = Loop::make(l->dom, {ai, bv}, {Literal::make(-1, ElemType::I64), l->init[0]}, next);
+  Expr am = ivar("argext");
+  Expr none = Binary::make(BinaryOp::Lt, am, Literal::make(0, ElemType::I64));
+  Expr at = lb.defined() ? substitute(lb, i, am) : lb;
+  Expr t = t_select(none, lz, at, m->type.elem);
+  return Let::make({am}, Proj::make(loop, 0), t);
+}
+
 // D-IFold: the state carries its tangent at the current direction.
 Expr Tangents::lane_loop(Expr e) {
   auto* l = e.as<Loop>();
+  if (opt_.fuse) {
+    Expr r = lane_running_extremum(e);
+    if (r.defined()) return r;
+  }
   std::vector<Expr> states = l->state, inits = l->init, lstates;
   std::vector<TangentOf> saved;
   std::vector<bool> had;

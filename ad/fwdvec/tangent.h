@@ -72,6 +72,7 @@ class Tangents {
   ir::Expr lane_binary(ir::Expr e);
   ir::Expr lane_reduce(ir::Expr e);
   ir::Expr lane_loop(ir::Expr e);
+  ir::Expr lane_running_extremum(ir::Expr e);
   ir::Expr lane_scan(ir::Expr e, ir::Expr lane_body);
   ir::Expr lane_let(ir::Expr e, bool tensor);
   ir::Expr seed(const TangentOf& t, ir::Expr var, const std::vector<ir::Expr>& idx);

@@ -143,6 +143,14 @@ TEST_CASE("digest 001 test 21: gradient of vectorMax is O(n) optimised, O(n^2) n
   std::cout << "vectorMax gradient slopes: opt " << opt << ", naive " << naive << "\n";
   CHECK(opt == Approx(1).margin(0.1));
   CHECK(naive == Approx(2).margin(0.1));
+  // vectorMax as the M~ ifold: the running extremum's tangent is read at its last improvement
+  double fold = gradient_slope("micro_max.adl", "vector_max_fold", "micro_max", {}, "opt", s);
+  double fold_naive =
+      gradient_slope("micro_max.adl", "vector_max_fold", "micro_max", {}, "naive", s);
+  std::cout << "vectorMax (ifold) gradient slopes: opt " << fold << ", naive " << fold_naive
+            << "\n";
+  CHECK(fold == Approx(1).margin(0.1));
+  CHECK(fold_naive == Approx(2).margin(0.1));
 }
 
 TEST_CASE("digest 001 test 19: NNMF's gradient loses its extra factor n", "[fwdvec]") {
@@ -297,4 +305,17 @@ TEST_CASE("digest 001 section 4.8: LICM out of an empty per-point loop evaluates
   CHECK(ok[1].values[0] == Approx(-2 / (0.5 * 0.5)));
   CHECK(ok[1].values[1] == Approx(1 / 0.5));
   CHECK(ok[1].values[2] == 0);
+}
+
+TEST_CASE("digest 001 test 21: vectorMax ifold, tangent at the last strict improvement",
+          "[fwdvec]") {
+  auto g = diff(load("micro_max.adl", "vector_max_fold"), Mode::Gradient).function;
+  ir::Tensor v;
+  v.shape = {4};
+  v.values = {5, 1, 2, 5};  // no strict improvement over v[0]: the initial state's tangent
+  auto out = run(g, {v}, {{"n", 4}}).out;
+  CHECK(out[1].values == std::vector<double>{1, 0, 0, 0});
+  v.values = {1, 5, 3, 5};  // `>` keeps the first of equal maxima
+  out = run(g, {v}, {{"n", 4}}).out;
+  CHECK(out[1].values == std::vector<double>{0, 1, 0, 0});
 }
