@@ -18,6 +18,12 @@ Expr ivar(const std::string& base) {
   return Var::make(Context::current().fresh_name(base), Type::scalar(ElemType::I64));
 }
 
+// An i64 constant that prints as `i64(v)`: a bare `-1` would read back as an untyped number, and a
+// loop state initialised with it would become f64 (derivatives must print as callable .adl).
+Expr i64_const(double v) {
+  return Prim::make(PrimOp::ToI64, {Literal::make(v, ElemType::F64)});
+}
+
 std::vector<Expr> fresh_indices(std::size_t n) {
   std::vector<Expr> out;
   for (std::size_t k = 0; k < n; ++k) out.push_back(ivar("j"));
@@ -328,7 +334,7 @@ Expr Tangents::lane_reduce(Expr e) {
   Expr next = Let::make({v}, r->body,
                         Tuple::make({Select::make(better, i, bi), Select::make(better, v, bv)}));
   Expr init0 = substitute(r->body, i, Literal::make(0, ElemType::I64));
-  Expr loop = Loop::make(r->dom, {bi, bv}, {Literal::make(0, ElemType::I64), init0}, next);
+  Expr loop = Loop::make(r->dom, {bi, bv}, {i64_const(0), init0}, next);
   Expr am = ivar("argext");
   return Let::make({am}, Proj::make(loop, 0), substitute(lb, i, am));
 }
@@ -360,7 +366,7 @@ Expr Tangents::lane_running_extremum(Expr e) {
   Expr better = Binary::make(better_is_gt ? BinaryOp::Gt : BinaryOp::Lt, v, bv);
   Expr next =
       Let::make({v}, b, Tuple::make({Select::make(better, i, ai), Select::make(better, v, bv)}));
-  Expr loop = Loop::make(l->dom, {ai, bv}, {Literal::make(-1, ElemType::I64), l->init[0]}, next);
+  Expr loop = Loop::make(l->dom, {ai, bv}, {i64_const(-1), l->init[0]}, next);
   Expr am = ivar("argext");
   Expr none = Binary::make(BinaryOp::Lt, am, Literal::make(0, ElemType::I64));
   Expr at = lb.defined() ? substitute(lb, i, am) : lb;

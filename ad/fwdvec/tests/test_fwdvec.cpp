@@ -319,3 +319,31 @@ TEST_CASE("digest 001 test 21: vectorMax ifold, tangent at the last strict impro
   out = run(g, {v}, {{"n", 4}}).out;
   CHECK(out[1].values == std::vector<double>{0, 1, 0, 0});
 }
+
+TEST_CASE("fwdvec derivatives print as callable .adl programs (DESIGN 2.3)", "[fwdvec]") {
+  struct Case {
+    std::string file, func, entry_name;
+    Mode mode;
+    std::vector<std::string> wrt;
+    std::size_t width;
+    ir::SizeMap sizes;
+  };
+  for (const auto& c : std::vector<Case>{
+           {"micro_max.adl", "vector_max", "micro_max", Mode::Gradient, {}, 0, {{"n", 5}}},
+           {"micro_max.adl", "vector_max_fold", "micro_max", Mode::Gradient, {}, 2, {{"n", 5}}},
+           {"nnmf.adl", "nnmf", "nnmf", Mode::Gradient, {"H"}, 3, {{"m", 3}, {"n", 4}, {"k", 2}}},
+           {"ba_project.adl", "project", "ba_project", Mode::Jacobian, {"cam"}, 4, {{"N", 2}}},
+           {"scalar_rules.adl", "d_sin_square", "d_sin_square", Mode::Hvp, {}, 0, {}}}) {
+    INFO(c.func << " " << mode_name(c.mode));
+    auto f = load(c.file, c.func);
+    auto d = diff(f, c.mode, c.wrt, "", c.width).function;
+    std::string text = ir::function_str(*d);
+    auto reparsed = ir::parse_module(text, "emitted.adl").functions.back();
+    CHECK(ir::function_str(*reparsed) == text);
+    auto in = inputs(f, c.entry_name, c.sizes);
+    if (c.mode == Mode::Hvp) in.push_back(scalar(0.3));
+    auto a = run(d, in, c.sizes).out, b = run(reparsed, in, c.sizes).out;
+    REQUIRE(a.size() == b.size());
+    for (std::size_t k = 0; k < a.size(); ++k) CHECK(a[k].values == b[k].values);
+  }
+}
