@@ -28,6 +28,9 @@ struct Request {
   std::vector<std::string> wrt;  // parameter names; empty: every floating parameter
   Mode mode = Mode::Gradient;
   std::string variant;  // "" = the strategy's default (`dualrev/naive` -> "naive")
+  // Tangents carried per scalar by vector forward mode (`fwdvec --width k`); 0: the strategy's
+  // default. Strategies without a width ignore it.
+  std::size_t width = 0;
 };
 
 struct Capabilities {

@@ -26,6 +26,7 @@ struct GradArgs {
                                     keep_source;
   std::vector<std::string> wrt, inputs, sizes;
   bool emit = false, trace = false, json = false, counts = false;
+  std::size_t width = 0;
 };
 
 // The seed direction's values: all ones, or uniform in [-1, 1) from a seeded generator.
@@ -81,6 +82,7 @@ int run(const GradArgs& a) {
   req.wrt = a.wrt;
   req.mode = ad::parse_mode(a.mode);
   req.variant = variant;
+  req.width = a.width;
   if (!strategy->capabilities().supports(req.mode))
     throw Error("strategy `" + std::string(strategy->name()) + "` has no " + a.mode + " mode");
 
@@ -161,6 +163,9 @@ void add_grad(CLI::App& app, int& status) {
   cmd->add_option("--strategy", a.strategy, "strategy S or S/variant")->required();
   cmd->add_option("--wrt", a.wrt, "parameters to differentiate by (default: every floating one)");
   cmd->add_option("--mode", a.mode, "gradient (default), vjp, jvp, jacobian, hvp");
+  cmd->add_option("--width", a.width,
+                  "tangents per scalar for vector forward mode (fwdvec; default: all directions)")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--backend", a.backend, "backend for derivative programs (default: interp)");
   cmd->add_option("--keep-source", a.keep_source,
                   "a compiling backend writes its generated source into DIR");

@@ -22,7 +22,10 @@ const RuleTable& index_arith_table();  // integer comparisons decided from the c
                                        // Fig. 8e, e4 with its bounds check
 const RuleTable& sparsity_table();     // paper 004 Fig. 9: S1-S7, N1 (corrected), N2
 const RuleTable& sdql_inferred_table();  // digest 004 4.3: R1-R7 with their preconditions
-const RuleTable& errata_table();         // the papers' wrong rules: each must be REFUTED
+const RuleTable& dftilde_table();      // paper 001 Fig. 8 c, d, e2, f, g, a6 and LICM
+const RuleTable& dftilde_errata_table();  // the same without their side conditions: REFUTED
+const RuleTable& flat_index_table();      // (a * n + b) / n = a, (a * n + b) % n = b for 0 <= b < n
+const RuleTable& errata_table();          // the papers' wrong rules: each must be REFUTED
 
 // Every registered table, core first; strategies add theirs with register_table.
 class TableRegistry {

@@ -1,0 +1,69 @@
+// One-hot sum elimination (paper 001 e4 with its bounds condition; paper 000 errata 10 SE).
+#include "ad/fwdvec/one_hot_sum.h"
+
+#include <algorithm>
+
+#include "ad/fwdvec/lane_algebra.h"
+#include "ir/substitute.h"
+
+namespace adlab::ad::fwdvec {
+
+using namespace ir;
+
+namespace {
+
+void conjuncts(Expr p, std::vector<Expr>& out) {
+  if (auto* b = p.as<Binary>(); b && b->op == BinaryOp::And) {
+    conjuncts(b->a, out);
+    conjuncts(b->b, out);
+  } else {
+    out.push_back(p);
+  }
+}
+
+bool mentions_any(Expr e, const std::vector<Expr>& vars) {
+  for (auto v : vars)
+    if (is_free_in(v, e)) return true;
+  return false;
+}
+
+}  // namespace
+
+Expr one_hot_sum(const Domain& dom, Expr body, Expr known_var, Expr known_bound) {
+  auto* br = body.as<Iverson>();
+  if (dom.is_stored() || !br || !body->type.is_scalar())
+    return Reduce::make(ReduceOp::Sum, dom, body);
+  std::vector<Expr> cs;
+  conjuncts(br->pred, cs);
+  for (std::size_t c = 0; c < cs.size(); ++c) {
+    auto* eq = cs[c].as<Binary>();
+    if (!eq || eq->op != BinaryOp::Eq) continue;
+    for (int side = 0; side < 2; ++side) {
+      Expr v = side == 0 ? eq->a : eq->b, a = side == 0 ? eq->b : eq->a;
+      auto it = std::find(dom.vars.begin(), dom.vars.end(), v);
+      if (it == dom.vars.end() || mentions_any(a, dom.vars)) continue;
+      std::size_t k = static_cast<std::size_t>(it - dom.vars.begin());
+      Expr bound = dom.bounds[k];
+      // [0 <= a && a < n]: the bounds condition of e4 (digest 001 section 4.5)
+      Expr pred;
+      if (!(known_var.defined() && a == known_var && bound == known_bound))
+        pred = t_and(Binary::make(BinaryOp::Le, Literal::make(0, ElemType::I64), a),
+                     Binary::make(BinaryOp::Lt, a, bound));
+      for (std::size_t o = 0; o < cs.size(); ++o)
+        if (o != c) pred = t_and(pred, substitute(cs[o], v, a));
+      Expr body2 = substitute(br->body, v, a);
+      Expr rest = pred.defined() ? Iverson::make(pred, body2) : body2;
+      Domain d2;
+      for (std::size_t j = 0; j < dom.vars.size(); ++j) {
+        if (j == k) continue;
+        d2.vars.push_back(dom.vars[j]);
+        d2.bounds.push_back(substitute(dom.bounds[j], v, a));
+      }
+      if (d2.vars.empty()) return rest;
+      return one_hot_sum(d2, rest, known_var, known_bound);
+    }
+  }
+  return Reduce::make(ReduceOp::Sum, dom, body);
+}
+
+}  // namespace adlab::ad::fwdvec
