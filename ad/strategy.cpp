@@ -3,6 +3,7 @@
 
 #include "ad/dualrev/dualrev_strategy.h"
 #include "ad/fd/fd_strategy.h"
+#include "ad/iverson/iverson_strategy.h"
 #include "ad/scatter/scatter_strategy.h"
 
 #include <algorithm>
@@ -63,6 +64,7 @@ StrategyRegistry& StrategyRegistry::instance() {
     r.add(make_fd_strategy());
     r.add(make_dualrev_strategy());
     r.add(make_scatter_strategy());
+    r.add(make_iverson_strategy());
     return &r;
   }();
   return *registry;
