@@ -369,7 +369,14 @@ class Lowerer {
       case NodeKind::Binary: {
         auto* b = e.as<Binary>();
         if (!is_float(e->type.elem)) return lower_pred(e);
-        return Binary::make(b->op, lower(b->a, s, false), lower(b->b, s, false));
+        Expr l = lower(b->a, s, false), r = lower(b->b, s, false);
+        if (b->op == BinaryOp::Mul || b->op == BinaryOp::Div) {
+          // Tensor SSA (5.25-5.34): an operand the other's partial derivative reads is named, so
+          // the adjoint reads it instead of recomputing it (a product tree, TC20)
+          if (!is_leaf(l)) l = lift(l, s, "p");
+          if (!is_leaf(r)) r = lift(r, s, "p");
+        }
+        return Binary::make(b->op, l, r);
       }
       case NodeKind::Prim: {
         auto* p = e.as<Prim>();
@@ -435,6 +442,26 @@ class Lowerer {
     Expr e = eliminate_sums(t, facts_of(s), logic_);  // paper 000 errata 10 (SE)
     if (top || !contains_sum(e)) return e;
     return lift(e, s, "s");  // Tensor SSA: a sum that is an operand is its own statement
+  }
+
+  static bool is_leaf(Expr e) {
+    switch (e->kind) {
+      case NodeKind::Literal:
+      case NodeKind::Var:
+        return true;
+      case NodeKind::Access:
+        return e.as<Access>()->tensor.as<Var>() != nullptr;
+      case NodeKind::Unary:
+        return is_leaf(e.as<Unary>()->a);
+      case NodeKind::Iverson:
+        return is_leaf(e.as<Iverson>()->body);
+      case NodeKind::Prim: {
+        auto* p = e.as<Prim>();
+        return (p->op == PrimOp::ToF64 || p->op == PrimOp::ToF32) && !is_float(p->args[0]->type.elem);
+      }
+      default:
+        return false;
+    }
   }
 
   static bool contains_sum(Expr e) {

@@ -121,6 +121,29 @@ class Transposer {
     return dv;
   }
 
+  static bool is_trivial(Expr g) {
+    if (g.as<Literal>() || g.as<Var>()) return true;
+    if (auto* u = g.as<Unary>()) return is_trivial(u->a);
+    if (auto* a = g.as<Access>()) {
+      for (auto i : a->indices)
+        if (!i.as<Var>() && !i.as<Literal>()) return false;
+      return a->tensor.as<Var>() != nullptr;
+    }
+    return false;
+  }
+
+  // A fan-out of an adjoint: both operands receive g, so g is computed once, as its own statement
+  // over the binders in scope (the let of paper 000 (6.20)-(6.24); without it a product tree of k
+  // factors has an O(k^2) adjoint, TC20).
+  Expr share(Expr g, const std::vector<Binder>& bs, const std::vector<Expr>& atoms) {
+    if (is_trivial(g)) return g;
+    Expr value = gen_over(bs, guard(atoms, g));
+    Expr a = Var::make(names_.fresh("a"), value->type);
+    out_.stmts.push_back(Stmt{{a}, value});
+    out_.trace.push_back("6.22 fan-out: " + var_name(a) + " = " + expr_str(value));
+    return read(a, vars_of(bs));
+  }
+
   // The transposition of one statement body with output adjoint g (rules 6.14-6.27).
   void walk(Expr e, const std::vector<Binder>& bs, const std::vector<Expr>& atoms, Expr g) {
     if (is_zero(g) || !active(e)) return;
@@ -139,6 +162,7 @@ class Transposer {
         return;
       case NodeKind::Binary: {
         auto* b = e.as<Binary>();
+        if (active(b->a) && active(b->b)) g = share(g, bs, atoms);
         switch (b->op) {
           case BinaryOp::Add:  // (6.16) adjoint of a + b: (g, g)
             walk(b->a, bs, atoms, g);
