@@ -59,7 +59,7 @@ class Forward {
         for (std::size_t k = 0; k < p->args.size(); ++k) {
           if (!is_float(p->args[k]->type.elem)) continue;
           Expr dk = tangent(p->args[k]);
-          if (!is_zero(dk)) out = add(out, scalar_partial(e, k, dk));
+          if (!is_zero(dk)) out = add(out, scalar_partial(e, k, dk, e));
         }
         return out;
       }

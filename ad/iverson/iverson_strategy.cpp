@@ -75,7 +75,7 @@ Derivative reverse(const FunctionPtr& fp, const Request& r) {
       seeds.push_back(Seed{p.results[k], ct});
     }
   }
-  Adjoints a = transpose(p, wrt, seeds, names, logic);
+  Adjoints a = transpose(p, wrt, seeds, names, logic, r.variant == "naive");
   std::vector<Stmt> stmts = p.stmts;
   stmts.insert(stmts.end(), a.stmts.begin(), a.stmts.end());
   std::vector<Expr> results = p.results;
@@ -141,7 +141,7 @@ class IversonStrategy : public Strategy {
   Capabilities capabilities() const override {
     Capabilities c;
     c.modes = {Mode::Gradient, Mode::Vjp, Mode::Jvp, Mode::Hvp};
-    c.variants = {"default"};
+    c.variants = {"default", "naive"};
     c.emits_ir = true;
     c.reverse = true;
     c.cheap_gradient = true;
@@ -149,7 +149,7 @@ class IversonStrategy : public Strategy {
   }
 
   Derivative differentiate(const FunctionPtr& fp, const Request& r) const override {
-    if (!r.variant.empty() && r.variant != "default")
+    if (!r.variant.empty() && r.variant != "default" && r.variant != "naive")
       throw Error("strategy `iverson` has no variant `" + r.variant + "`");
     switch (r.mode) {
       case Mode::Gradient:

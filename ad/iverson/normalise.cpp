@@ -21,8 +21,37 @@ using namespace ir;
 
 namespace {
 
+// The position of the innermost expression being lowered that has one: a node made by a
+// substitution has none of its own.
+thread_local SourcePos g_near;
+
+void note_position(Expr e) {
+  if (!e.defined()) return;
+  SourcePos p = pos_of(e);
+  if (p.valid()) g_near = p;
+}
+
 [[noreturn]] void unsupported(Expr at, const std::string& what) {
-  throw Unsupported(pos_of(at), "iverson: " + what + " is outside paper 000's language");
+  SourcePos p = at.defined() ? pos_of(at) : SourcePos{};
+  throw Unsupported(p.valid() ? p : g_near, "iverson: " + what + " is outside paper 000's language");
+}
+
+// How a construct outside the language is named in a diagnostic.
+std::string construct_name(Expr e) {
+  switch (e->kind) {
+    case NodeKind::Loop:
+      return "`loop`";
+    case NodeKind::Scan:
+      return "`scan`";
+    case NodeKind::Scatter:
+      return "`scatter`";
+    case NodeKind::Select:
+      return "`select`";
+    case NodeKind::Reduce:
+      return std::string("a `") + op_name(e.as<Reduce>()->op) + "` reduction";
+    default:
+      return std::string("`") + kind_name(e->kind) + "`";
+  }
 }
 
 // Where an expression is: the enclosing binders and brackets.
@@ -112,6 +141,7 @@ class Lowerer {
       : names_(names), logic_(logic), facts_(std::move(facts)) {}
 
   SsaProgram run(const Function& f) {
+    g_near = f.pos;
     for (auto p : f.params)
       if (p->type.is_tuple()) unsupported(p, "a tuple parameter");
     Scope top;
@@ -205,6 +235,7 @@ class Lowerer {
 
   // A tensor-valued expression as a stored tensor (a statement unless it already is one).
   Ref materialize(Expr value, const Scope& s, const std::string& hint) {
+    note_position(value);
     switch (value->kind) {
       case NodeKind::Var: {
         if (auto it = env_.find(value); it != env_.end()) return it->second;
@@ -302,7 +333,7 @@ class Lowerer {
       case NodeKind::Call:
         return project(inline_call(*e.as<Call>(), s), k, s);
       default:
-        unsupported(e, std::string("a tuple built by `") + kind_name(e->kind) + "`");
+        unsupported(e, construct_name(e) + " (building a tuple)");
     }
   }
 
@@ -354,6 +385,7 @@ class Lowerer {
   // A scalar expression in Tensor SSA form; `top`: at the top of a statement's body, where a
   // sum may stay (under brackets and sums).
   Expr lower(Expr e, const Scope& s, bool top) {
+    note_position(e);
     switch (e->kind) {
       case NodeKind::Literal:
         return e;
@@ -384,7 +416,13 @@ class Lowerer {
         std::vector<Expr> args;
         for (auto a : p->args) args.push_back(is_float(a->type.elem) ? lower(a, s, false)
                                                                       : lower_index(a));
-        return Prim::make(p->op, args);
+        Expr out = Prim::make(p->op, args);
+        // a primitive whose derivative reads its own value is named (Tensor SSA), so the
+        // adjoint reads the stored value instead of calling it again
+        bool reads_self = p->op == PrimOp::Exp || p->op == PrimOp::Tan || p->op == PrimOp::Tanh ||
+                          p->op == PrimOp::Sigmoid || p->op == PrimOp::Sqrt ||
+                          p->op == PrimOp::Pow;
+        return reads_self && !top ? lift(out, s, "e") : out;
       }
       case NodeKind::Select:
         unsupported(e, "`select`");
@@ -480,6 +518,7 @@ class Lowerer {
   // tensor[idx...] as a scalar expression; an access into a gen is pushed into it (5.21 with the
   // range guard, unless the context proves the index in range).
   Expr lower_access(Expr t, const std::vector<Expr>& idx, const Scope& s, bool top) {
+    note_position(t);
     switch (t->kind) {
       case NodeKind::Var: {
         if (auto it = env_.find(t); it != env_.end()) return read_ref(it->second, idx);
@@ -529,7 +568,7 @@ class Lowerer {
       }
       default:
         if (idx.empty()) return lower(t, s, top);
-        unsupported(t, std::string("an access into `") + kind_name(t->kind) + "`");
+        unsupported(t, construct_name(t));
     }
   }
 };

@@ -21,8 +21,8 @@ Expr cmp(BinaryOp op, Expr a, Expr b) {
 }
 }  // namespace
 
-Expr scalar_partial(Expr e, std::size_t k, Expr g) {
-  auto* p = e.as<Prim>();
+Expr scalar_partial(Expr prim_node, std::size_t k, Expr g, Expr e) {
+  auto* p = prim_node.as<Prim>();
   Expr a = p->args[0];
   switch (p->op) {
     case PrimOp::Exp:  // exp' = exp
@@ -70,7 +70,7 @@ Expr scalar_partial(Expr e, std::size_t k, Expr g) {
     default:
       break;
   }
-  throw Unsupported(pos_of(e), std::string("iverson: `") + op_name(p->op) +
+  throw Unsupported(pos_of(prim_node), std::string("iverson: `") + op_name(p->op) +
                                    "` has no derivative in the IR");
 }
 

@@ -10,6 +10,7 @@ namespace adlab::ad::iverson {
 
 // seed * d prim(args) / d args[k], for `prim` a Prim node. Throws ad::Unsupported for a primitive
 // with no derivative in the IR (lgamma).
-ir::Expr scalar_partial(ir::Expr prim, std::size_t k, ir::Expr seed);
+// `value`: the primitive's value (the node itself, or the stored result that holds it).
+ir::Expr scalar_partial(ir::Expr prim, std::size_t k, ir::Expr seed, ir::Expr value);
 
 }  // namespace adlab::ad::iverson

@@ -30,8 +30,8 @@ struct Contribution {
 class Transposer {
  public:
   Transposer(const SsaProgram& p, const std::vector<Expr>& wrt, FreshNames& names,
-             logic::PredicateService& logic)
-      : p_(p), names_(names), logic_(logic) {
+             logic::PredicateService& logic, bool naive)
+      : p_(p), names_(names), logic_(logic), naive_(naive) {
     for (auto w : wrt) active_.insert(w);
     for (const auto& st : p.stmts)
       for (auto v : free_vars(st.value))
@@ -52,13 +52,26 @@ class Transposer {
         continue;
       }
       const Gen* g = it->value.as<Gen>();
+      Expr body = g ? g->body : it->value;
+      self_ = body;
+      while (auto* iv = self_.as<Iverson>()) self_ = iv->body;
+      self_read_ = read(v, g ? g->dom.vars : std::vector<Expr>{});
       if (g) {
         std::vector<Binder> bs;
         for (std::size_t k = 0; k < g->dom.vars.size(); ++k)
           bs.push_back(Binder{g->dom.vars[k], g->dom.bounds[k]});
-        walk(g->body, bs, {}, read(dv, g->dom.vars));
+        // the support of d_v (paper 000 section 6.2): reads of d_v outside it are zero, so the
+        // contributions carry it as a bracket and summation elimination can use it
+        std::vector<Expr> atoms;
+        if (auto sp = support_.find(v); sp != support_.end()) {
+          SubstMap m;
+          for (std::size_t k = 0; k < sp->second.first.size(); ++k)
+            m[sp->second.first[k]] = g->dom.vars[k];
+          for (auto c : logic::conjuncts(substitute(sp->second.second, m))) atoms.push_back(c);
+        }
+        walk(body, bs, atoms, read(dv, g->dom.vars));
       } else {
-        walk(it->value, {}, {}, dv);
+        walk(body, {}, {}, dv);
       }
     }
     for (auto w : wrt) {
@@ -72,8 +85,12 @@ class Transposer {
   const SsaProgram& p_;
   FreshNames& names_;
   logic::PredicateService& logic_;
+  bool naive_;
   std::unordered_set<Expr, ExprHash> active_;
   std::unordered_map<Expr, std::vector<Contribution>, ExprHash> contributions_;
+  // adjoint variable -> (its gen indices, the predicate outside which it is zero)
+  std::unordered_map<Expr, std::pair<std::vector<Expr>, Expr>, ExprHash> support_;
+  Expr self_, self_read_;  // the statement body being transposed and its stored value
   Adjoints out_;
 
   bool active(Expr e) const {
@@ -103,6 +120,8 @@ class Transposer {
     std::vector<Expr> facts = p_.facts;
     for (auto f : range_facts(k)) facts.push_back(f);
     Expr total = Literal::make(0, t.elem);
+    Expr support;
+    bool bracketed = true;
     for (const auto& c : cs) {
       SumTerm term{c.binders, c.atoms, c.factor};
       ADLAB_CHECK(c.index.size() == k.size()) << "a partial read of " << var_name(v);
@@ -111,6 +130,16 @@ class Transposer {
       Expr e = eliminate_sums(term, facts, logic_);  // paper 000 (6.28)/(6.29), then SE
       out_.trace.push_back(std::string(k.empty() ? "6.27" : "6.28") + " + SE: d_" + var_name(v) +
                            " += " + expr_str(e));
+      if (naive_ && !k.empty() && cs.size() > 1) {  // a dense contribution, then `+=`
+        Expr dense = Var::make(names_.fresh("c_" + var_name(v)), gen_over(k, e)->type);
+        out_.stmts.push_back(Stmt{{dense}, gen_over(k, e)});
+        e = read(dense, vars_of(k));
+      }
+      if (is_zero(e)) continue;
+      if (auto* iv = e.as<Iverson>())
+        support = support.defined() ? Binary::make(BinaryOp::Or, support, iv->pred) : iv->pred;
+      else
+        bracketed = false;
       total = add(total, e);
     }
     if (cs.empty() && !zero_if_none) return Expr();
@@ -118,6 +147,10 @@ class Transposer {
     if (value.as<Literal>() || value.as<Var>()) return value;
     Expr dv = Var::make(names_.fresh("d_" + var_name(v)), value->type);
     out_.stmts.push_back(Stmt{{dv}, value});
+    if (!k.empty() && bracketed && support.defined() && !naive_) {
+      support_[v] = {vars_of(k), support};
+      out_.trace.push_back("support of " + var_name(dv) + ": [" + expr_str(support) + "]");
+    }
     return dv;
   }
 
@@ -188,7 +221,8 @@ class Transposer {
       case NodeKind::Prim: {  // (6.18) a black box: g times its partial derivatives
         auto* p = e.as<Prim>();
         for (std::size_t k = 0; k < p->args.size(); ++k)
-          if (active(p->args[k])) walk(p->args[k], bs, atoms, scalar_partial(e, k, g));
+          if (active(p->args[k]))  // a stored primitive value is read, not recomputed
+            walk(p->args[k], bs, atoms, scalar_partial(e, k, g, e == self_ ? self_read_ : e));
         return;
       }
       case NodeKind::Iverson: {  // (6.25) adjoint of [p] * e: [p] * g
@@ -218,8 +252,8 @@ class Transposer {
 
 Adjoints transpose(const SsaProgram& p, const std::vector<Expr>& wrt,
                    const std::vector<Seed>& seeds, FreshNames& names,
-                   logic::PredicateService& logic) {
-  return Transposer(p, wrt, names, logic).run(wrt, seeds);
+                   logic::PredicateService& logic, bool naive) {
+  return Transposer(p, wrt, names, logic, naive).run(wrt, seeds);
 }
 
 }  // namespace adlab::ad::iverson

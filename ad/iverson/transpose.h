@@ -23,8 +23,11 @@ struct Adjoints {
   std::vector<std::string> trace;   // the rules applied, one line each
 };
 
+// `naive`: the transposition without support tracking (the `iverson/naive` variant, kept to show
+// the cost the paper's introduction attributes to it): each contribution to a tensor adjoint is
+// stored densely and the contributions are added elementwise, as `+=` into a zero tensor does.
 Adjoints transpose(const SsaProgram& p, const std::vector<ir::Expr>& wrt,
                    const std::vector<Seed>& seeds, FreshNames& names,
-                   ir::logic::PredicateService& logic);
+                   ir::logic::PredicateService& logic, bool naive = false);
 
 }  // namespace adlab::ad::iverson
