@@ -32,7 +32,10 @@ void FreshNames::reserve_all(const Function& f) {
   for (auto s : f.sizes) reserve(var_name(s));
 }
 
-std::string FreshNames::fresh(const std::string& base) {
+std::string FreshNames::fresh(const std::string& hint) {
+  std::string base = hint;  // `z.0` (a pair component) is not a name in the syntax
+  for (auto& c : base)
+    if (c == '.') c = '_';
   std::string name = base;
   for (int k = 1; used_.count(name); ++k) name = base + "_" + std::to_string(k);
   used_.insert(name);

@@ -136,8 +136,21 @@ class Transposer {
         e = read(dense, vars_of(k));
       }
       if (is_zero(e)) continue;
-      if (auto* iv = e.as<Iverson>())
-        support = support.defined() ? Binary::make(BinaryOp::Or, support, iv->pred) : iv->pred;
+      if (auto* iv = e.as<Iverson>()) {
+        bool known = false;  // [p || p] is [p]
+        for (Expr d = support; d.defined();) {
+          auto* o = d.as<Binary>();
+          if (o && o->op == BinaryOp::Or) {
+            known = known || o->b == iv->pred;
+            d = o->a;
+          } else {
+            known = known || d == iv->pred;
+            d = Expr();
+          }
+        }
+        if (!known)
+          support = support.defined() ? Binary::make(BinaryOp::Or, support, iv->pred) : iv->pred;
+      }
       else
         bracketed = false;
       total = add(total, e);

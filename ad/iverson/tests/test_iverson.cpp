@@ -249,6 +249,10 @@ TEST_CASE("digest 000 section 12 (all suites): every derivative is gathers only"
         INFO(e.id() << " " << mode_name(m) << "\n" << ir::function_str(*d.function));
         CHECK(g.scatters == 0);
         CHECK(g.nested_lets == 0);
+        // a derivative prints as a callable .adl function (DESIGN 2.3)
+        std::string text = ir::function_str(*d.function);
+        auto again = ir::parse_module(text, "derivative.adl");
+        CHECK(ir::function_str(*again.functions.back()) == text);
       }
     }
   }
