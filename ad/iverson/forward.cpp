@@ -26,7 +26,7 @@ class Forward {
       case NodeKind::Var: {  // (6.1)
         auto it = tangent_of.find(e);
         return it == tangent_of.end() || !is_float(e->type.elem) ? Literal::make(0, ElemType::F64)
-                                                                  : it->second;
+                                                                 : it->second;
       }
       case NodeKind::Access: {  // (6.2) d(t[a]) = dt[a]
         auto* a = e.as<Access>();

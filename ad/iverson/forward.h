@@ -11,7 +11,7 @@
 namespace adlab::ad::iverson {
 
 struct Tangents {
-  std::vector<ir::Stmt> stmts;          // tangent statements, in order
+  std::vector<ir::Stmt> stmts;            // tangent statements, in order
   std::vector<ir::Expr> result_tangents;  // one per result
 };
 

@@ -28,8 +28,9 @@ std::vector<Expr> wrt_vars(const Function& f, const Request& r) {
       throw Error("iverson: cannot differentiate with respect to `" + var_name(p) +
                   "` (not floating)");
     if (p->type.storage != Storage::Dense)
-      throw Unsupported(f.pos, "iverson: sparse (@csr/@coo) parameters are outside paper 000's "
-                               "language");
+      throw Unsupported(f.pos,
+                        "iverson: sparse (@csr/@coo) parameters are outside paper 000's "
+                        "language");
     out.push_back(p);
   }
   return out;
@@ -81,12 +82,12 @@ Derivative reverse(const FunctionPtr& fp, const Request& r) {
   std::vector<Expr> results = p.results;
   results.insert(results.end(), a.gradients.begin(), a.gradients.end());
   Derivative d;
-  d.function = finish(f, names.fresh(f.name + "_iverson_" + mode_name(r.mode)), params, stmts,
-                      results);
+  d.function =
+      finish(f, names.fresh(f.name + "_iverson_" + mode_name(r.mode)), params, stmts, results);
   if (auto v = is_gather_only(*d.function); !v.ok)
     throw InternalError("iverson: the derivative is not gather-only: " + v.reason);
-  std::string notes = "iverson: Tensor SSA (" + std::to_string(p.stmts.size()) +
-                      " statements):\n" + function_str(*to_function(f, p, f.name + "_ssa")) +
+  std::string notes = "iverson: Tensor SSA (" + std::to_string(p.stmts.size()) + " statements):\n" +
+                      function_str(*to_function(f, p, f.name + "_ssa")) +
                       "transposition (paper 000 (6.14)-(6.29), then SE):\n";
   for (const auto& line : a.trace) notes += "  " + line + "\n";
   d.notes = notes;

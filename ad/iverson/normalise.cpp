@@ -33,7 +33,8 @@ void note_position(Expr e) {
 
 [[noreturn]] void unsupported(Expr at, const std::string& what) {
   SourcePos p = at.defined() ? pos_of(at) : SourcePos{};
-  throw Unsupported(p.valid() ? p : g_near, "iverson: " + what + " is outside paper 000's language");
+  throw Unsupported(p.valid() ? p : g_near,
+                    "iverson: " + what + " is outside paper 000's language");
 }
 
 // How a construct outside the language is named in a diagnostic.
@@ -298,8 +299,8 @@ class Lowerer {
       return;
     }
     Expr e = lower(value, s, true);
-    bool leaf = e.as<Var>() || e.as<Literal>() ||
-                (e.as<Access>() && e.as<Access>()->tensor.as<Var>());
+    bool leaf =
+        e.as<Var>() || e.as<Literal>() || (e.as<Access>() && e.as<Access>()->tensor.as<Var>());
     env_[v] = leaf ? Ref{e, {}} : Ref{lift(e, s, var_name(v)), {}};
   }
 
@@ -351,7 +352,9 @@ class Lowerer {
       for (auto sz : f.sizes)
         if (sz == f.params[k] && !sizes.count(sz)) sizes[sz] = c.args[k];
     for (auto sz : f.sizes)
-      if (!sizes.count(sz)) unsupported(c.args.empty() ? Expr() : c.args[0], "a call whose sizes the arguments do not bind");
+      if (!sizes.count(sz))
+        unsupported(c.args.empty() ? Expr() : c.args[0],
+                    "a call whose sizes the arguments do not bind");
     Renamer r(sizes, names_);
     for (std::size_t k = 0; k < f.params.size(); ++k)
       bind_let({r.mutate(f.params[k])}, c.args[k], s);
@@ -414,14 +417,13 @@ class Lowerer {
         auto* p = e.as<Prim>();
         if (!is_float(e->type.elem)) return lower_index(e);
         std::vector<Expr> args;
-        for (auto a : p->args) args.push_back(is_float(a->type.elem) ? lower(a, s, false)
-                                                                      : lower_index(a));
+        for (auto a : p->args)
+          args.push_back(is_float(a->type.elem) ? lower(a, s, false) : lower_index(a));
         Expr out = Prim::make(p->op, args);
         // a primitive whose derivative reads its own value is named (Tensor SSA), so the
         // adjoint reads the stored value instead of calling it again
         bool reads_self = p->op == PrimOp::Exp || p->op == PrimOp::Tan || p->op == PrimOp::Tanh ||
-                          p->op == PrimOp::Sigmoid || p->op == PrimOp::Sqrt ||
-                          p->op == PrimOp::Pow;
+                          p->op == PrimOp::Sigmoid || p->op == PrimOp::Sqrt || p->op == PrimOp::Pow;
         return reads_self && !top ? lift(out, s, "e") : out;
       }
       case NodeKind::Select:
@@ -470,8 +472,7 @@ class Lowerer {
       for (const auto& b : s.binders)
         if (is_free_in(b.var, r.dom.bounds[k])) unsupported(self, "a triangular sum bound");
       for (std::size_t j = 0; j < k; ++j)
-        if (is_free_in(r.dom.vars[j], r.dom.bounds[k]))
-          unsupported(self, "a triangular sum bound");
+        if (is_free_in(r.dom.vars[j], r.dom.bounds[k])) unsupported(self, "a triangular sum bound");
       bs.push_back(Binder{r.dom.vars[k], r.dom.bounds[k]});
     }
     Expr body = lower(r.body, s.with_binders(bs), true);
@@ -495,7 +496,8 @@ class Lowerer {
         return is_leaf(e.as<Iverson>()->body);
       case NodeKind::Prim: {
         auto* p = e.as<Prim>();
-        return (p->op == PrimOp::ToF64 || p->op == PrimOp::ToF32) && !is_float(p->args[0]->type.elem);
+        return (p->op == PrimOp::ToF64 || p->op == PrimOp::ToF32) &&
+               !is_float(p->args[0]->type.elem);
       }
       default:
         return false;

@@ -70,8 +70,8 @@ Expr scalar_partial(Expr prim_node, std::size_t k, Expr g, Expr e) {
     default:
       break;
   }
-  throw Unsupported(pos_of(prim_node), std::string("iverson: `") + op_name(p->op) +
-                                   "` has no derivative in the IR");
+  throw Unsupported(pos_of(prim_node),
+                    std::string("iverson: `") + op_name(p->op) + "` has no derivative in the IR");
 }
 
 }  // namespace adlab::ad::iverson

@@ -55,6 +55,24 @@ std::optional<bool> decide_constant(Expr atom) {
   }
 }
 
+void disjuncts(Expr p, std::vector<Expr>& out) {
+  if (auto* b = p.as<Binary>(); b && b->op == BinaryOp::Or) {
+    disjuncts(b->a, out);
+    disjuncts(b->b, out);
+  } else if (std::find(out.begin(), out.end(), p) == out.end()) {
+    out.push_back(p);
+  }
+}
+
+// [p || p] is [p] (a support substituted at one point repeats its disjuncts).
+Expr without_repeated_disjuncts(Expr p) {
+  std::vector<Expr> ds;
+  disjuncts(p, ds);
+  Expr out;
+  for (auto d : ds) out = out.defined() ? Binary::make(BinaryOp::Or, out, d) : d;
+  return out;
+}
+
 }  // namespace
 
 SumTerm as_sum_term(Expr e) {
@@ -106,6 +124,7 @@ Expr eliminate_sums(SumTerm t, const std::vector<Expr>& facts, logic::PredicateS
   for (auto f : range_facts(t.binders)) context.push_back(f);
   std::vector<Expr> kept;
   for (auto a : atoms) {
+    a = without_repeated_disjuncts(a);
     if (std::find(kept.begin(), kept.end(), a) != kept.end()) continue;
     if (auto c = decide_constant(a)) {
       if (!*c) return zero_like(t.factor);

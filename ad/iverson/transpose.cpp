@@ -9,8 +9,8 @@
 #include "ad/iverson/sum_elimination.h"
 #include "ad/strategy.h"
 #include "ir/context.h"
-#include "ir/syntax/printer.h"
 #include "ir/substitute.h"
+#include "ir/syntax/printer.h"
 
 namespace adlab::ad::iverson {
 
@@ -102,8 +102,7 @@ class Transposer {
   void seed(const Seed& s) {
     if (!s.result.as<Var>() || !active_.count(s.result)) return;
     Contribution c;
-    for (auto d : s.result->type.dims)
-      c.binders.push_back(Binder{index_var(names_.fresh("s")), d});
+    for (auto d : s.result->type.dims) c.binders.push_back(Binder{index_var(names_.fresh("s")), d});
     c.index = vars_of(c.binders);
     c.factor = read(s.cotangent, c.index);
     contributions_[s.result].push_back(c);
@@ -150,8 +149,7 @@ class Transposer {
         }
         if (!known)
           support = support.defined() ? Binary::make(BinaryOp::Or, support, iv->pred) : iv->pred;
-      }
-      else
+      } else
         bracketed = false;
       total = add(total, e);
     }

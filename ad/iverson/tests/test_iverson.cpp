@@ -170,8 +170,8 @@ TEST_CASE("digest 000 TC13: the matmul vjp is (dC B^T, A^T dC) exactly", "[unit]
 TEST_CASE("digest 000 TC2, TC3: gradients are O(n); the naive transposition of TC3 is O(n^2)",
           "[unit]") {
   auto s = iverson_suite();
-  std::vector<ir::SizeMap> sweep = {{{"n", 16}, {"k", 3}}, {{"n", 32}, {"k", 3}},
-                                    {{"n", 64}, {"k", 3}}};
+  std::vector<ir::SizeMap> sweep = {
+      {{"n", 16}, {"k", 3}}, {{"n", 32}, {"k", 3}}, {{"n", 64}, {"k", 3}}};
   for (const char* name : {"tc02_k_traces", "tc02_k_traces_let", "tc03_diag_dot"}) {
     auto rows = cost_sweep(entry(s, name), sweep);
     INFO(name << " derivative counts " << rows[0].derivative << " " << rows[1].derivative << " "
@@ -186,9 +186,10 @@ TEST_CASE("digest 000 TC2, TC3: gradients are O(n); the naive transposition of T
   CHECK(naive[2].derivative > 4 * naive[2].primal);
 }
 
-TEST_CASE("paper 000 Theorem 6.35: cost ratio <= 4 at three sizes on every supported suite "
-          "program, slope no steeper than the primal's",
-          "[unit]") {
+TEST_CASE(
+    "paper 000 Theorem 6.35: cost ratio <= 4 at three sizes on every supported suite "
+    "program, slope no steeper than the primal's",
+    "[unit]") {
   std::size_t measured = 0;
   for (const auto& suite : ir::find_suites(suites_root())) {
     for (const auto& e : suite.entries) {
@@ -256,8 +257,7 @@ TEST_CASE("digest 000 section 12 (all suites): every derivative is gathers only"
       }
     }
   }
-  std::cout << "gather-only: " << derived << " derivatives checked, " << declined
-            << " declined\n";
+  std::cout << "gather-only: " << derived << " derivatives checked, " << declined << " declined\n";
   CHECK(derived >= 70);
 }
 
@@ -279,7 +279,8 @@ TEST_CASE("digest 000 section 4 P9: normalised programs are Tensor SSA; the vali
   ir::Expr i = index("i"), t = f64("t");
   iverson::SsaProgram bad;
   ir::Expr y = ir::Var::make("y", ir::Type::tensor(ir::ElemType::F64, {index("n")}));
-  bad.stmts.push_back(ir::Stmt{{y}, gen({{i, index("n")}}, let(t, at(x, {i}) * at(x, {i}), t * t))});
+  bad.stmts.push_back(
+      ir::Stmt{{y}, gen({{i, index("n")}}, let(t, at(x, {i}) * at(x, {i}), t * t))});
   bad.results.push_back(y);
   auto v = iverson::is_tensor_ssa(bad);
   CHECK_FALSE(v.ok);
@@ -303,7 +304,8 @@ TEST_CASE("digest 000 bad input: constructs outside paper 000 are UNSUPPORTED wi
             .find("a data-dependent index") != std::string::npos);
   CHECK(unsupported_message("func f(x: f64) -> f64 {\n"
                             "  let h = loop[t < 3] (s = x) { next s * s }\n  return h\n}\n",
-                            "f") == "bad.adl:2:11: iverson: `loop` is outside paper 000's language");
+                            "f") ==
+        "bad.adl:2:11: iverson: `loop` is outside paper 000's language");
   CHECK(unsupported_message("func f(x: f64[n]) -> f64 {\n"
                             "  let c = scan[i < n] (+) x[i]\n  return c[0]\n}\n",
                             "f")

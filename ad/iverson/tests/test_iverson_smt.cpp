@@ -28,8 +28,7 @@ TEST_CASE("paper 000 (6.1)-(6.28): the forward and adjoint tables are proved", "
   }
 }
 
-TEST_CASE("paper 000 (6.26): the adjoint of a sum without its side condition is refuted",
-          "[smt]") {
+TEST_CASE("paper 000 (6.26): the adjoint of a sum without its side condition is refuted", "[smt]") {
   auto spec = ir::rewrite::iverson_adjoint_table().rules.at(5).spec;
   REQUIRE(spec.name == "adj-sum");
   spec.when.clear();  // g may depend on the summed index: the broadcast is then wrong
@@ -38,8 +37,7 @@ TEST_CASE("paper 000 (6.26): the adjoint of a sum without its side condition is 
 }
 
 TEST_CASE("digest 000 section 4: normalisation of TC1-TC20 is translation-validated", "[smt]") {
-  auto suite =
-      ir::load_manifest(suites_root() + "/papers/iverson/manifest.json", suites_root());
+  auto suite = ir::load_manifest(suites_root() + "/papers/iverson/manifest.json", suites_root());
   std::size_t proved = 0;
   for (const auto& e : suite.entries) {
     auto f = load(e);

@@ -9,11 +9,10 @@ TableRegistry& TableRegistry::instance() {
   // Built on first use (a static library drops self-registering objects nobody references).
   static TableRegistry* registry = [] {
     static TableRegistry r;
-    for (const RuleTable* t :
-         {&iverson_table(), &iverson_laws_table(), &sum_elim_table(), &gen_index_table(),
-          &let_table(), &ring_table(), &adjoint_identities_table(), &loop_table(),
-          &index_arith_table(), &iverson_forward_table(), &iverson_adjoint_table(),
-          &errata_table()})
+    for (const RuleTable* t : {&iverson_table(), &iverson_laws_table(), &sum_elim_table(),
+                               &gen_index_table(), &let_table(), &ring_table(),
+                               &adjoint_identities_table(), &loop_table(), &index_arith_table(),
+                               &iverson_forward_table(), &iverson_adjoint_table(), &errata_table()})
       r.add(t);
     return &r;
   }();

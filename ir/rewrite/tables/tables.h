@@ -22,7 +22,7 @@ const RuleTable& index_arith_table();  // integer comparisons decided from the c
                                        // Fig. 8e, e4 with its bounds check
 const RuleTable& iverson_forward_table();  // paper 000 (6.1)-(6.13), first-order identities
 const RuleTable& iverson_adjoint_table();  // paper 000 (6.14)-(6.28), inner-product identities
-const RuleTable& errata_table();  // the papers' wrong rules: each must be REFUTED
+const RuleTable& errata_table();           // the papers' wrong rules: each must be REFUTED
 
 // Every registered table, core first; strategies add theirs with register_table.
 class TableRegistry {
