@@ -54,10 +54,6 @@ class SsaBodyCheck : public Visitor {
     (void)n;
     fail(self, "a scatter in a body");
   }
-  void visit_node(const Select& n, Expr self) override {
-    (void)n;
-    fail(self, "a select in a primal body");
-  }
   void visit_node(const Reduce& n, Expr self) override {
     if (n.op != ReduceOp::Sum) fail(self, "a max/min reduction");
     Visitor::visit_node(n, self);

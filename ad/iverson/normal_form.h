@@ -16,7 +16,7 @@ struct Verdict {
 };
 
 // Tensor SSA (after normalise): every statement is `gen[I] body` or a scalar `body`; no let,
-// gen, call, tuple, projection, select, loop, scan, scatter or max/min inside a body; every read
+// gen, call, tuple, projection, loop, scan, scatter or max/min inside a body; every read
 // is of a stored tensor at full rank.
 Verdict is_tensor_ssa(const SsaProgram& p);
 // A derivative is gather-only: no scatter anywhere, no let under a gen or a sum.

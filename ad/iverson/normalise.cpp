@@ -59,6 +59,8 @@ std::string construct_name(Expr e) {
 struct Scope {
   std::vector<Binder> binders;
   std::vector<Expr> guards;
+  std::vector<Expr>
+      conds;  // enclosing select conditions (the extension of docs/strategies/iverson.md)
   Scope with_binders(const std::vector<Binder>& bs) const {
     Scope s = *this;
     s.binders.insert(s.binders.end(), bs.begin(), bs.end());
@@ -67,6 +69,11 @@ struct Scope {
   Scope with_guard(Expr p) const {
     Scope s = *this;
     s.guards.push_back(p);
+    return s;
+  }
+  Scope with_cond(Expr c) const {
+    Scope s = *this;
+    s.conds.push_back(c);
     return s;
   }
 };
@@ -191,43 +198,46 @@ class Lowerer {
   // read at the enclosing binders (paper 000 (5.6)-(5.9): let-lifting with the guard duplicated).
   Expr lift(Expr value, const Scope& s, const std::string& hint,
             const std::vector<Binder>& inner = {}) {
+    // brackets and select conditions in scope: a lifted value stays under those that concern it
+    std::vector<Expr> items = s.guards;
+    items.insert(items.end(), s.conds.begin(), s.conds.end());
     std::vector<bool> used(s.binders.size(), false);
-    std::vector<bool> guard_used(s.guards.size(), false);
+    std::vector<bool> item_used(items.size(), false);
     auto mark = [&](Expr e) {
-      bool any = false;
       for (std::size_t k = 0; k < s.binders.size(); ++k)
-        if (!used[k] && is_free_in(s.binders[k].var, e)) used[k] = any = true;
-      return any;
+        if (!used[k] && is_free_in(s.binders[k].var, e)) used[k] = true;
     };
     mark(value);
-    // a guard goes with the lifted value when it reads one of its binders (or none at all)
+    // an item goes with the lifted value when it reads one of its binders (or none at all)
     for (bool changed = true; changed;) {
       changed = false;
-      for (std::size_t g = 0; g < s.guards.size(); ++g) {
-        if (guard_used[g]) continue;
+      for (std::size_t g = 0; g < items.size(); ++g) {
+        if (item_used[g]) continue;
         bool touches = false, closed = true;
         for (std::size_t k = 0; k < s.binders.size(); ++k)
-          if (is_free_in(s.binders[k].var, s.guards[g])) {
+          if (is_free_in(s.binders[k].var, items[g])) {
             closed = false;
             touches = touches || used[k];
           }
         if (touches || closed) {
-          guard_used[g] = true;
-          mark(s.guards[g]);
+          item_used[g] = true;
+          mark(items[g]);
           changed = true;
         }
       }
     }
     std::vector<Binder> dom;
-    std::vector<Expr> prefix, guards;
+    std::vector<Expr> prefix, guards, conds;
     for (std::size_t k = 0; k < s.binders.size(); ++k)
       if (used[k]) {
         dom.push_back(s.binders[k]);
         prefix.push_back(s.binders[k].var);
       }
-    for (std::size_t g = 0; g < s.guards.size(); ++g)
-      if (guard_used[g]) guards.push_back(s.guards[g]);
+    for (std::size_t g = 0; g < items.size(); ++g)
+      if (item_used[g]) (g < s.guards.size() ? guards : conds).push_back(items[g]);
     dom.insert(dom.end(), inner.begin(), inner.end());
+    if (!conds.empty())  // lazy, as the select it came from
+      value = Select::make(conj(conds), value, Literal::make(0, value->type.elem));
     Expr body = gen_over(dom, guard(guards, value));
     Expr v = Var::make(names_.fresh(hint), body->type);
     stmts_.push_back(Stmt{{v}, body});
@@ -333,6 +343,11 @@ class Lowerer {
       }
       case NodeKind::Call:
         return project(inline_call(*e.as<Call>(), s), k, s);
+      case NodeKind::Select: {
+        auto* sel = e.as<Select>();
+        return Select::make(sel->cond, project(sel->then_value, k, s),
+                            project(sel->else_value, k, s));
+      }
       default:
         unsupported(e, construct_name(e) + " (building a tuple)");
     }
@@ -385,6 +400,38 @@ class Lowerer {
     return lower_index(p);
   }
 
+  // A select condition: index predicates, and comparisons of numbers.
+  Expr lower_cond(Expr c, const Scope& s) {
+    if (auto* b = c.as<Binary>()) {
+      if (b->op == BinaryOp::And || b->op == BinaryOp::Or)
+        return Binary::make(b->op, lower_cond(b->a, s), lower_cond(b->b, s));
+      if (is_comparison(b->op) && is_float(b->a->type.elem))
+        return Binary::make(b->op, lower(b->a, s, false), lower(b->b, s, false));
+    }
+    if (auto* u = c.as<Unary>(); u && u->op == UnaryOp::Not)
+      return Unary::make(UnaryOp::Not, lower_cond(u->a, s));
+    return lower_pred(c);
+  }
+
+  // Extension `select` (docs/strategies/iverson.md): select(c, a, b) is [c] * a + [!c] * b, both
+  // lazy strong zeros. A condition on numbers is evaluated once, into a stored i64 flag
+  // `taken = gen[...] select(c, 1, 0)`, and the brackets read it: the derivative then tests the
+  // flag (free index arithmetic) instead of comparing numbers again at every adjoint entry.
+  Expr taken_predicate(Expr cond, const Scope& s) {
+    Expr c = lower_cond(cond, s);
+    struct NumberCompare : Visitor {
+      bool found = false;
+      void visit_node(const Binary& b, Expr self) override {
+        if (is_comparison(b.op) && is_float(b.a->type.elem)) found = true;
+        Visitor::visit_node(b, self);
+      }
+    } v;
+    v.visit(c);
+    if (!v.found) return c;
+    Expr flag = lift(Select::make(c, int_lit(1), int_lit(0)), s, "taken");
+    return Binary::make(BinaryOp::Eq, flag, int_lit(1));
+  }
+
   // A scalar expression in Tensor SSA form; `top`: at the top of a statement's body, where a
   // sum may stay (under brackets and sums).
   Expr lower(Expr e, const Scope& s, bool top) {
@@ -426,8 +473,14 @@ class Lowerer {
                           p->op == PrimOp::Sigmoid || p->op == PrimOp::Sqrt || p->op == PrimOp::Pow;
         return reads_self && !top ? lift(out, s, "e") : out;
       }
-      case NodeKind::Select:
-        unsupported(e, "`select`");
+      case NodeKind::Select: {
+        auto* sel = e.as<Select>();
+        Expr c = taken_predicate(sel->cond, s);
+        Expr nc = Unary::make(UnaryOp::Not, c);
+        Expr a = lower(sel->then_value, s.with_guard(c), false);
+        Expr b = lower(sel->else_value, s.with_guard(nc), false);
+        return add(guard({c}, a), guard({nc}, b));
+      }
       case NodeKind::Iverson: {
         auto* iv = e.as<Iverson>();
         Expr p = lower_pred(iv->pred);
@@ -564,6 +617,14 @@ class Lowerer {
       }
       case NodeKind::Call:
         return lower_access(inline_call(*t.as<Call>(), s), idx, s, top);
+      case NodeKind::Select: {
+        auto* sel = t.as<Select>();
+        Expr c = taken_predicate(sel->cond, s);
+        Expr nc = Unary::make(UnaryOp::Not, c);
+        Expr a = lower_access(sel->then_value, idx, s.with_guard(c), false);
+        Expr b = lower_access(sel->else_value, idx, s.with_guard(nc), false);
+        return add(guard({c}, a), guard({nc}, b));
+      }
       case NodeKind::Proj: {
         auto* p = t.as<Proj>();
         return lower_access(project(p->tuple, p->index, s), idx, s, top);
