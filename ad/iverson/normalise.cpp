@@ -59,8 +59,6 @@ std::string construct_name(Expr e) {
 struct Scope {
   std::vector<Binder> binders;
   std::vector<Expr> guards;
-  std::vector<Expr>
-      conds;  // enclosing select conditions (the extension of docs/strategies/iverson.md)
   Scope with_binders(const std::vector<Binder>& bs) const {
     Scope s = *this;
     s.binders.insert(s.binders.end(), bs.begin(), bs.end());
@@ -69,11 +67,6 @@ struct Scope {
   Scope with_guard(Expr p) const {
     Scope s = *this;
     s.guards.push_back(p);
-    return s;
-  }
-  Scope with_cond(Expr c) const {
-    Scope s = *this;
-    s.conds.push_back(c);
     return s;
   }
 };
@@ -198,9 +191,8 @@ class Lowerer {
   // read at the enclosing binders (paper 000 (5.6)-(5.9): let-lifting with the guard duplicated).
   Expr lift(Expr value, const Scope& s, const std::string& hint,
             const std::vector<Binder>& inner = {}) {
-    // brackets and select conditions in scope: a lifted value stays under those that concern it
-    std::vector<Expr> items = s.guards;
-    items.insert(items.end(), s.conds.begin(), s.conds.end());
+    // brackets in scope: a lifted value stays under those that concern it
+    const std::vector<Expr>& items = s.guards;
     std::vector<bool> used(s.binders.size(), false);
     std::vector<bool> item_used(items.size(), false);
     auto mark = [&](Expr e) {
@@ -227,17 +219,15 @@ class Lowerer {
       }
     }
     std::vector<Binder> dom;
-    std::vector<Expr> prefix, guards, conds;
+    std::vector<Expr> prefix, guards;
     for (std::size_t k = 0; k < s.binders.size(); ++k)
       if (used[k]) {
         dom.push_back(s.binders[k]);
         prefix.push_back(s.binders[k].var);
       }
     for (std::size_t g = 0; g < items.size(); ++g)
-      if (item_used[g]) (g < s.guards.size() ? guards : conds).push_back(items[g]);
+      if (item_used[g]) guards.push_back(items[g]);
     dom.insert(dom.end(), inner.begin(), inner.end());
-    if (!conds.empty())  // lazy, as the select it came from
-      value = Select::make(conj(conds), value, Literal::make(0, value->type.elem));
     Expr body = gen_over(dom, guard(guards, value));
     Expr v = Var::make(names_.fresh(hint), body->type);
     stmts_.push_back(Stmt{{v}, body});
