@@ -25,7 +25,6 @@ struct Contribution {
   std::vector<Binder> binders;
   std::vector<Expr> atoms;
   Expr factor;
-  std::vector<Expr> conds;  // select conditions on the path (extension)
 };
 
 class Transposer {
@@ -123,9 +122,7 @@ class Transposer {
     Expr support;
     bool bracketed = true;
     for (const auto& c : cs) {
-      Expr factor =
-          c.conds.empty() ? c.factor : Select::make(conj(c.conds), c.factor, zero_like(c.factor));
-      SumTerm term{c.binders, c.atoms, factor};
+      SumTerm term{c.binders, c.atoms, c.factor};
       ADLAB_CHECK(c.index.size() == k.size()) << "a partial read of " << var_name(v);
       for (std::size_t d = 0; d < k.size(); ++d)
         term.atoms.push_back(Binary::make(BinaryOp::Eq, c.index[d], k[d].var));
@@ -182,11 +179,9 @@ class Transposer {
   // A fan-out of an adjoint: both operands receive g, so g is computed once, as its own statement
   // over the binders in scope (the let of paper 000 (6.20)-(6.24); without it a product tree of k
   // factors has an O(k^2) adjoint, TC20).
-  Expr share(Expr g, const std::vector<Binder>& bs, const std::vector<Expr>& atoms,
-             const std::vector<Expr>& conds) {
+  Expr share(Expr g, const std::vector<Binder>& bs, const std::vector<Expr>& atoms) {
     if (is_trivial(g)) return g;
-    Expr lazy = conds.empty() ? g : Select::make(conj(conds), g, zero_like(g));
-    Expr value = gen_over(bs, guard(atoms, lazy));
+    Expr value = gen_over(bs, guard(atoms, g));
     Expr a = Var::make(names_.fresh("a"), value->type);
     out_.stmts.push_back(Stmt{{a}, value});
     out_.trace.push_back("6.22 fan-out: " + var_name(a) + " = " + expr_str(value));
@@ -194,41 +189,40 @@ class Transposer {
   }
 
   // The transposition of one statement body with output adjoint g (rules 6.14-6.27).
-  void walk(Expr e, const std::vector<Binder>& bs, const std::vector<Expr>& atoms, Expr g,
-            const std::vector<Expr>& conds = {}) {
+  void walk(Expr e, const std::vector<Binder>& bs, const std::vector<Expr>& atoms, Expr g) {
     if (is_zero(g) || !active(e)) return;
     switch (e->kind) {
       case NodeKind::Var:  // (6.14) a variable receives the adjoint
-        contributions_[e].push_back(Contribution{{}, bs, atoms, g, conds});
+        contributions_[e].push_back(Contribution{{}, bs, atoms, g});
         return;
       case NodeKind::Access: {  // (6.28)/(6.29) a read at affine indices: a gather later
         auto* a = e.as<Access>();
         ADLAB_CHECK(a->tensor.as<Var>()) << "Tensor SSA reads stored tensors only";
-        contributions_[a->tensor].push_back(Contribution{a->indices, bs, atoms, g, conds});
+        contributions_[a->tensor].push_back(Contribution{a->indices, bs, atoms, g});
         return;
       }
       case NodeKind::Unary:  // adjoint of -a: -g
-        walk(e.as<Unary>()->a, bs, atoms, neg(g), conds);
+        walk(e.as<Unary>()->a, bs, atoms, neg(g));
         return;
       case NodeKind::Binary: {
         auto* b = e.as<Binary>();
-        if (active(b->a) && active(b->b)) g = share(g, bs, atoms, conds);
+        if (active(b->a) && active(b->b)) g = share(g, bs, atoms);
         switch (b->op) {
           case BinaryOp::Add:  // (6.16) adjoint of a + b: (g, g)
-            walk(b->a, bs, atoms, g, conds);
-            walk(b->b, bs, atoms, g, conds);
+            walk(b->a, bs, atoms, g);
+            walk(b->b, bs, atoms, g);
             return;
           case BinaryOp::Sub:  // adjoint of a - b: (g, -g)
-            walk(b->a, bs, atoms, g, conds);
-            walk(b->b, bs, atoms, neg(g), conds);
+            walk(b->a, bs, atoms, g);
+            walk(b->b, bs, atoms, neg(g));
             return;
           case BinaryOp::Mul:  // (6.17) adjoint of a * b: (g * b, g * a)
-            walk(b->a, bs, atoms, mul(g, b->b), conds);
-            walk(b->b, bs, atoms, mul(g, b->a), conds);
+            walk(b->a, bs, atoms, mul(g, b->b));
+            walk(b->b, bs, atoms, mul(g, b->a));
             return;
           case BinaryOp::Div:  // adjoint of a / b: (g / b, -(g * (a / b)) / b)
-            walk(b->a, bs, atoms, div(g, b->b), conds);
-            walk(b->b, bs, atoms, neg(div(mul(g, e), b->b)), conds);
+            walk(b->a, bs, atoms, div(g, b->b));
+            walk(b->b, bs, atoms, neg(div(mul(g, e), b->b)));
             return;
           default:
             break;
@@ -239,24 +233,14 @@ class Transposer {
         auto* p = e.as<Prim>();
         for (std::size_t k = 0; k < p->args.size(); ++k)
           if (active(p->args[k]))  // a stored primitive value is read, not recomputed
-            walk(p->args[k], bs, atoms, scalar_partial(e, k, g, e == self_ ? self_read_ : e),
-                 conds);
+            walk(p->args[k], bs, atoms, scalar_partial(e, k, g, e == self_ ? self_read_ : e));
         return;
       }
       case NodeKind::Iverson: {  // (6.25) adjoint of [p] * e: [p] * g
         auto* iv = e.as<Iverson>();
         std::vector<Expr> a2 = atoms;
         for (auto c : logic::conjuncts(iv->pred)) a2.push_back(c);
-        walk(iv->body, bs, a2, g, conds);
-        return;
-      }
-      case NodeKind::Select: {  // extension: the adjoint goes to the taken branch only
-        auto* sel = e.as<Select>();
-        std::vector<Expr> c1 = conds, c2 = conds;
-        c1.push_back(sel->cond);
-        c2.push_back(Unary::make(UnaryOp::Not, sel->cond));
-        walk(sel->then_value, bs, atoms, g, c1);
-        walk(sel->else_value, bs, atoms, g, c2);
+        walk(iv->body, bs, a2, g);
         return;
       }
       case NodeKind::Reduce: {  // (6.26) adjoint of sum[j] e: g broadcast over j
@@ -264,7 +248,7 @@ class Transposer {
         std::vector<Binder> b2 = bs;
         for (std::size_t k = 0; k < r->dom.vars.size(); ++k)
           b2.push_back(Binder{r->dom.vars[k], r->dom.bounds[k]});
-        walk(r->body, b2, atoms, g, conds);
+        walk(r->body, b2, atoms, g);
         return;
       }
       default:
