@@ -4,6 +4,7 @@
 #include "ad/dualrev/dualrev_strategy.h"
 #include "ad/fd/fd_strategy.h"
 #include "ad/fwdvec/fwdvec_strategy.h"
+#include "ad/iverson/iverson_strategy.h"
 #include "ad/scatter/scatter_strategy.h"
 #include "ad/sparse/sparse_strategy.h"
 
@@ -67,6 +68,7 @@ StrategyRegistry& StrategyRegistry::instance() {
     r.add(make_scatter_strategy());
     r.add(make_sparse_strategy());
     r.add(make_fwdvec_strategy());
+    r.add(make_iverson_strategy());
     return &r;
   }();
   return *registry;

@@ -12,8 +12,9 @@ TableRegistry& TableRegistry::instance() {
     for (const RuleTable* t :
          {&iverson_table(), &iverson_laws_table(), &sum_elim_table(), &gen_index_table(),
           &let_table(), &ring_table(), &adjoint_identities_table(), &loop_table(),
-          &index_arith_table(), &sparsity_table(), &sdql_inferred_table(), &errata_table(),
-          &dftilde_table(), &dftilde_errata_table(), &flat_index_table()})
+          &index_arith_table(), &iverson_forward_table(), &iverson_adjoint_table(),
+          &sparsity_table(), &sdql_inferred_table(), &errata_table(), &dftilde_table(),
+          &dftilde_errata_table(), &flat_index_table()})
       r.add(t);
     return &r;
   }();

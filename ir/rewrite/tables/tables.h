@@ -20,6 +20,8 @@ const RuleTable& adjoint_identities_table();  // inner-product identities behind
 const RuleTable& loop_table();
 const RuleTable& index_arith_table();  // integer comparisons decided from the context // paper 001
                                        // Fig. 8e, e4 with its bounds check
+const RuleTable& iverson_forward_table();  // paper 000 (6.1)-(6.13), first-order identities
+const RuleTable& iverson_adjoint_table();  // paper 000 (6.14)-(6.28), inner-product identities
 const RuleTable& sparsity_table();     // paper 004 Fig. 9: S1-S7, N1 (corrected), N2
 const RuleTable& sdql_inferred_table();  // digest 004 4.3: R1-R7 with their preconditions
 const RuleTable& dftilde_table();      // paper 001 Fig. 8 c, d, e2, f, g, a6 and LICM

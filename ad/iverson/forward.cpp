@@ -1,0 +1,126 @@
+// The forward rules of paper 000 (6.1)-(6.13) on Tensor SSA.
+#include "ad/iverson/forward.h"
+
+#include <unordered_map>
+
+#include "ad/iverson/scalar_partials.h"
+#include "ad/strategy.h"
+#include "ir/context.h"
+
+namespace adlab::ad::iverson {
+
+using namespace ir;
+
+namespace {
+
+class Forward {
+ public:
+  explicit Forward(FreshNames& names) : names_(names) {}
+  std::unordered_map<Expr, Expr, ExprHash> tangent_of;  // variable -> its tangent variable
+
+  // The tangent of a scalar expression; the literal 0 when nothing active flows in.
+  Expr tangent(Expr e) {
+    switch (e->kind) {
+      case NodeKind::Literal:
+        return zero_like(e);
+      case NodeKind::Var: {  // (6.1)
+        auto it = tangent_of.find(e);
+        return it == tangent_of.end() || !is_float(e->type.elem) ? Literal::make(0, ElemType::F64)
+                                                                 : it->second;
+      }
+      case NodeKind::Access: {  // (6.2) d(t[a]) = dt[a]
+        auto* a = e.as<Access>();
+        auto it = tangent_of.find(a->tensor);
+        if (it == tangent_of.end()) return zero_like(e);
+        return Access::make(it->second, a->indices);
+      }
+      case NodeKind::Unary:
+        return neg(tangent(e.as<Unary>()->a));
+      case NodeKind::Binary: {
+        auto* b = e.as<Binary>();
+        Expr da = tangent(b->a), db = tangent(b->b);
+        switch (b->op) {
+          case BinaryOp::Add:  // (6.4)
+            return add(da, db);
+          case BinaryOp::Sub:
+            return sub(da, db);
+          case BinaryOp::Mul:  // (6.5) d(a b) = da b + a db
+            return add(mul(da, b->b), mul(b->a, db));
+          case BinaryOp::Div:  // d(a / b) = da / b - (a / b) db / b
+            return sub(div(da, b->b), div(mul(e, db), b->b));
+          default:
+            break;
+        }
+        break;
+      }
+      case NodeKind::Prim: {  // (6.8) black boxes
+        auto* p = e.as<Prim>();
+        Expr out = zero_like(e);
+        for (std::size_t k = 0; k < p->args.size(); ++k) {
+          if (!is_float(p->args[k]->type.elem)) continue;
+          Expr dk = tangent(p->args[k]);
+          if (!is_zero(dk)) out = add(out, scalar_partial(e, k, dk, e));
+        }
+        return out;
+      }
+      case NodeKind::Iverson: {  // (6.10) d([p] e) = [p] de
+        auto* iv = e.as<Iverson>();
+        Expr d = tangent(iv->body);
+        return is_zero(d) ? d : Iverson::make(iv->pred, d);
+      }
+      case NodeKind::Reduce: {  // (6.11) d(sum e) = sum de
+        auto* r = e.as<Reduce>();
+        Expr d = tangent(r->body);
+        return is_zero(d) ? d : Reduce::make(ReduceOp::Sum, r->dom, d);
+      }
+      case NodeKind::Select: {  // only in derivatives fed back (hvp): the branch's tangent
+        auto* s = e.as<Select>();
+        Expr a = tangent(s->then_value), b = tangent(s->else_value);
+        if (is_zero(a) && is_zero(b)) return a;
+        return Select::make(s->cond, coerce_flexible(a, e->type.elem),
+                            coerce_flexible(b, e->type.elem));
+      }
+      default:
+        break;
+    }
+    throw Unsupported(pos_of(e), std::string("iverson: no forward rule for `") +
+                                     kind_name(e->kind) + "` in Tensor SSA");
+  }
+
+ private:
+  FreshNames& names_;
+};
+
+Expr zeros(const Type& t, FreshNames& names) {
+  std::vector<Binder> k;
+  for (auto d : t.dims) k.push_back(Binder{index_var(names.fresh("k")), d});
+  return gen_over(k, Literal::make(0, t.elem));
+}
+
+}  // namespace
+
+Tangents forward_rules(const SsaProgram& p, const std::vector<Expr>& wrt,
+                       const std::vector<Expr>& tangent_params, FreshNames& names) {
+  Forward fw(names);
+  for (std::size_t k = 0; k < wrt.size(); ++k) fw.tangent_of[wrt[k]] = tangent_params[k];
+  Tangents out;
+  for (const auto& st : p.stmts) {
+    Expr v = st.vars[0];
+    Expr body = st.value;
+    const Gen* g = body.as<Gen>();
+    Expr d = fw.tangent(g ? g->body : body);
+    if (is_zero(d)) continue;  // an inactive statement has no tangent
+    d = coerce_flexible(d, v->type.elem);
+    Expr value = g ? Gen::make(g->dom, d) : d;
+    Expr dv = Var::make(names.fresh("t_" + var_name(v)), value->type);
+    out.stmts.push_back(Stmt{{dv}, value});
+    fw.tangent_of[v] = dv;
+  }
+  for (auto r : p.results) {
+    auto it = fw.tangent_of.find(r);
+    out.result_tangents.push_back(it != fw.tangent_of.end() ? it->second : zeros(r->type, names));
+  }
+  return out;
+}
+
+}  // namespace adlab::ad::iverson

@@ -1,0 +1,54 @@
+// Small IR helpers of the iverson strategy: fresh names, binders and arithmetic that folds the
+// constants 0 and 1 (a `1 * e` would cost a multiplication in paper 000's cost model).
+#pragma once
+
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "ir/expr.h"
+#include "ir/function.h"
+
+namespace adlab::ad::iverson {
+
+// Names unused in the function being differentiated.
+class FreshNames {
+ public:
+  void reserve(const std::string& n) { used_.insert(n); }
+  void reserve_all(const ir::Function& f);
+  std::string fresh(const std::string& base);
+
+ private:
+  std::unordered_set<std::string> used_;
+};
+
+// An index variable ranging over [0, bound).
+struct Binder {
+  ir::Expr var;
+  ir::Expr bound;
+};
+
+ir::Expr index_var(const std::string& name);
+ir::Expr int_lit(std::int64_t v);
+bool is_zero(ir::Expr e);
+bool is_one(ir::Expr e);
+ir::Expr zero_like(ir::Expr e);
+ir::Expr add(ir::Expr a, ir::Expr b);
+ir::Expr sub(ir::Expr a, ir::Expr b);
+ir::Expr mul(ir::Expr a, ir::Expr b);
+ir::Expr div(ir::Expr a, ir::Expr b);
+ir::Expr neg(ir::Expr a);
+// [p1 && p2 && ...] * e, or e when there is no predicate.
+ir::Expr guard(const std::vector<ir::Expr>& atoms, ir::Expr e);
+ir::Expr conj(const std::vector<ir::Expr>& atoms);  // true when empty
+// base[idx], or base when idx is empty.
+ir::Expr read(ir::Expr base, const std::vector<ir::Expr>& idx);
+// gen[binders] body, or body when there are none.
+ir::Expr gen_over(const std::vector<Binder>& binders, ir::Expr body);
+// sum[binders] body, or body when there are none.
+ir::Expr sum_over(const std::vector<Binder>& binders, ir::Expr body);
+std::vector<ir::Expr> vars_of(const std::vector<Binder>& binders);
+// 0 <= v < bound for each binder.
+std::vector<ir::Expr> range_facts(const std::vector<Binder>& binders);
+
+}  // namespace adlab::ad::iverson
