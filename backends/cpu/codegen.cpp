@@ -103,6 +103,7 @@ void Emitter::bind(const std::vector<Expr>& vars, const std::string& v, const Ty
     else
       line("const " + ctype(vars[0]->type) + "& " + n + " = " + v + ";");
     names[vars[0].get()] = n;
+    if (!mut) hoist_view(n, vars[0]->type);
     return;
   }
   std::string tup = fresh("tup");
@@ -113,6 +114,56 @@ void Emitter::bind(const std::vector<Expr>& vars, const std::string& v, const Ty
          tup + ");");
     names[vars[k].get()] = n;
   }
+}
+
+void Emitter::hoist_view(const std::string& n, const Type& t) {
+  if (t.is_tuple() || t.storage != Storage::Dense || t.dims.empty()) return;
+  line("const " + elem_type(t.elem) + "* const " + n + "_p = " + n + ".p;");
+  view_ptr[n] = n + "_p";
+  for (std::size_t d = 1; d < t.dims.size(); ++d)
+    line("[[maybe_unused]] const i64 " + n + "_s" + std::to_string(d) + " = " + n + ".shape[" +
+         std::to_string(d) + "];");
+}
+
+void Emitter::bind_let(const std::vector<Expr>& vars, Expr value_expr) {
+  std::string v = value(value_expr);
+  bind(vars, v, value_expr->type, false);
+  for (auto x : vars) known_dims.erase(x.get());
+  auto* g = value_expr.as<Gen>();
+  if (vars.size() != 1 || !g || value_expr->type.is_tuple()) return;
+  std::vector<Expr> dims = g->dom.bounds;  // a gen's shape is its bounds, then its body's
+  for (auto d : g->body->type.dims) dims.push_back(d);
+  known_dims[vars[0].get()] = dims;
+}
+
+bool Emitter::invariant(Expr e) const {
+  if (e.as<Literal>()) return true;
+  if (e.as<Var>()) return sizes_.count(e.get()) > 0;
+  auto* b = e.as<Binary>();
+  if (!b || !(b->op == BinaryOp::Add || b->op == BinaryOp::Sub || b->op == BinaryOp::Mul ||
+              b->op == BinaryOp::Div || b->op == BinaryOp::Mod))
+    return false;
+  return invariant(b->a) && invariant(b->b);
+}
+
+// idx is a loop variable v of a rectangular domain (0 <= v < b, narrowing only shrinks that),
+// and b, or the bound of the enclosing variable b (v < b < b'), is the dimension itself: an
+// expression of sizes only, so it has the same value at the loop and at the tensor's binding.
+bool Emitter::in_range(Expr idx, Expr tensor, std::size_t k) const {
+  auto kd = known_dims.find(tensor.get());
+  if (kd == known_dims.end() || k >= kd->second.size()) return false;
+  Expr dim = kd->second[k];
+  if (!invariant(dim)) return false;
+  Expr v = idx;
+  for (int hops = 0; hops < 16; ++hops) {
+    auto vb = var_bound.find(v.get());
+    if (vb == var_bound.end()) return false;
+    Expr b = vb->second;
+    if (b == dim || (invariant(b) && expr_str(b) == expr_str(dim))) return true;
+    if (!b.as<Var>()) return false;
+    v = b;
+  }
+  return false;
 }
 
 // A dimension's value; in a declared dimension (`exact`) a division must be exact.
@@ -212,6 +263,7 @@ std::string Emitter::access_full(const Access& a, Expr self, const std::string& 
     keys.push_back(i);
   }
   for (std::size_t k = 0; k < keys.size(); ++k) {
+    if (in_range(a.indices[k], a.tensor, k)) continue;  // the loop bounds keep it in range
     int s = site(self, "index out of range: `" + expr_str(a.indices[k]) +
                            "` = {a} is outside [0, {b}) in `" + expr_str(self) + "` (dimension " +
                            std::to_string(k) + ")");
@@ -220,10 +272,14 @@ std::string Emitter::access_full(const Access& a, Expr self, const std::string& 
   }
   const Type& tt = a.tensor->type;
   if (tt.storage == Storage::Dense) {
+    auto vp = view_ptr.find(t);
+    bool hoisted = vp != view_ptr.end();
     std::string off = keys[0];
     for (std::size_t k = 1; k < keys.size(); ++k)
-      off = "(" + off + ") * " + t + ".shape[" + std::to_string(k) + "] + " + keys[k];
-    return t + ".p[" + off + "]";
+      off = "(" + off + ") * " +
+            (hoisted ? t + "_s" + std::to_string(k) : t + ".shape[" + std::to_string(k) + "]") +
+            " + " + keys[k];
+    return (hoisted ? vp->second : t + ".p") + "[" + off + "]";
   }
   std::string key = fresh("key");
   std::string init;
@@ -407,7 +463,7 @@ Scalar Emitter::scalar(Expr e) {
     case NodeKind::Let: {
       auto* l = e.as<Let>();
       auto saved = names;
-      bind(l->vars, value(l->value), l->value->type, false);
+      bind_let(l->vars, l->value);
       Scalar r = scalar(l->body);
       std::string n = fresh("let");
       line("const " + et + " " + n + " = " + r.v + ";");
@@ -480,7 +536,7 @@ std::string Emitter::value(Expr e) {
     case NodeKind::Let: {
       auto* l = e.as<Let>();
       auto saved = names;
-      bind(l->vars, value(l->value), l->value->type, false);
+      bind_let(l->vars, l->value);
       std::string r = fresh("let");
       line(ctype(t) + " " + r + " = " + value(l->body) + ";");
       names = saved;
@@ -559,6 +615,13 @@ void collect_callees(const Function& f, std::vector<const Function*>& out,
 // A function: sizes bound from parameter shapes (callees) or passed in (the entry).
 void Emitter::function(const Function& f, bool entry) {
   names.clear();
+  var_bound.clear();
+  known_dims.clear();
+  sizes_.clear();
+  for (auto sz : f.sizes) sizes_.insert(sz.get());
+  // Parameter shapes are checked against their declared dimensions before the body runs.
+  for (const auto& p : f.params)
+    if (!p->type.is_tuple() && !p->type.dims.empty()) known_dims[p.get()] = p->type.dims;
   source = f.pos.source;
   origin = "function `" + f.name + "`";
   std::string fname = entry ? "adlab_body" : fresh("fn_" + f.name);
@@ -581,7 +644,20 @@ void Emitter::function(const Function& f, bool entry) {
     params += (k ? ", " : "") + std::string("const ") + ctype(f.params[k]->type) + "& " + n;
   }
   if (entry) params += std::string(params.empty() ? "" : ", ") + "const i64* sizes";
+  view_ptr.clear();
+  result_gens.clear();
+  if (entry)  // a returned gen (directly or through a let) is written into adlab's buffer
+    for (std::size_t k = 0; k < f.results.size(); ++k) {
+      Expr r = f.results[k];
+      for (const auto& s : f.stmts)
+        if (s.vars.size() == 1 && s.vars[0] == r) r = s.value;
+      const Type& t = r->type;
+      if (r.as<Gen>() && !t.is_tuple() && t.storage == Storage::Dense && is_float(t.elem) &&
+          !result_gens.count(r.get()))
+        result_gens[r.get()] = static_cast<int>(k);
+    }
   line("static " + rtype + " " + fname + "(" + params + ") {");
+  for (std::size_t k = 0; k < f.params.size(); ++k) hoist_view(pnames[k], f.params[k]->type);
   for (std::size_t k = 0; k < f.sizes.size(); ++k) {
     Expr s = f.sizes[k];
     if (names.count(s.get())) continue;  // an i64 parameter used as a size
@@ -636,7 +712,7 @@ void Emitter::function(const Function& f, bool entry) {
         "let " + (s.vars.size() == 1 ? var_name(s.vars[0]) : "(...)") + " = " + expr_str(s.value);
     auto p = pos_of(s.value, source);
     if (p.valid()) origin += " at " + p.str();
-    bind(s.vars, value(s.value), s.value->type, false);
+    bind_let(s.vars, s.value);
   }
   origin = "return of `" + f.name + "`";
   std::vector<std::string> outs;
