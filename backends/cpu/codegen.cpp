@@ -568,7 +568,8 @@ std::string Emitter::value(Expr e) {
       std::vector<std::string> args;
       for (auto a : c->args) {
         std::string n = fresh("arg");
-        line("const " + ctype(a->type) + " " + n + " = " + value(a) + ";");
+        // A reference: callees take const references, so a tensor argument is not copied.
+        line("const " + ctype(a->type) + "& " + n + " = " + value(a) + ";");
         args.push_back(n);
       }
       std::string r = fresh("call"), list;
@@ -646,6 +647,9 @@ void Emitter::function(const Function& f, bool entry) {
   if (entry) params += std::string(params.empty() ? "" : ", ") + "const i64* sizes";
   view_ptr.clear();
   result_gens.clear();
+  // Callees run sequentially: they are called inside loops, and entering even an `if (false)`
+  // OpenMP region per call cost microseconds (BA: 1000x the hand-written code).
+  parallel_depth = entry ? 0 : 1;
   if (entry)  // a returned gen (directly or through a let) is written into adlab's buffer
     for (std::size_t k = 0; k < f.results.size(); ++k) {
       Expr r = f.results[k];

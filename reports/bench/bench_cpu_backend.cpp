@@ -6,6 +6,7 @@
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <string>
 
 #include "backends/backend.h"
@@ -41,8 +42,10 @@ std::unique_ptr<backends::Executable> compiled(const std::string& name) {
 
 std::unique_ptr<backends::Executable> compiled_file(const std::string& path,
                                                     const std::string& name) {
-  static ir::Module m = ir::parse_file(path);
-  return backends::BackendRegistry::instance().get("cpu").compile(m.entry(name),
+  static std::map<std::string, ir::Module> modules;  // parsed once per file
+  auto it = modules.find(path);
+  if (it == modules.end()) it = modules.emplace(path, ir::parse_file(path)).first;
+  return backends::BackendRegistry::instance().get("cpu").compile(it->second.entry(name),
                                                                   backends::Options{});
 }
 

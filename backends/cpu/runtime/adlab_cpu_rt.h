@@ -229,7 +229,9 @@ Tensor<T> param(const InArg& a) {
 }
 
 inline i64 check(int site, i64 i, i64 n, i64 dim) {
-  if (i < 0 || i >= n) fail(site, kIndex, i, n, dim);
+  // One unsigned comparison: a negative i wraps above any n >= 0 (dimensions are never negative).
+  if (static_cast<std::uint64_t>(i) >= static_cast<std::uint64_t>(n)) [[unlikely]]
+    fail(site, kIndex, i, n, dim);
   return i;
 }
 
@@ -246,17 +248,28 @@ inline i64 fmod(int site, i64 x, i64 y) {
 }
 
 // Floor division and remainder by a positive constant (no check; the compiler strength-reduces).
+// A power of two is a shift and a mask (C++20: >> of a negative value is arithmetic, i.e. floor).
 template <i64 Y>
 inline i64 fdiv_c(i64 x) {
   static_assert(Y > 0);
-  i64 q = x / Y, m = x % Y;
-  return m < 0 ? q - 1 : q;
+  if constexpr ((Y & (Y - 1)) == 0) {
+    int s = 0;
+    while ((i64(1) << s) < Y) ++s;
+    return x >> s;
+  } else {
+    i64 q = x / Y, m = x % Y;
+    return m < 0 ? q - 1 : q;
+  }
 }
 template <i64 Y>
 inline i64 fmod_c(i64 x) {
   static_assert(Y > 0);
-  i64 m = x % Y;
-  return m < 0 ? m + Y : m;
+  if constexpr ((Y & (Y - 1)) == 0) {
+    return x & (Y - 1);
+  } else {
+    i64 m = x % Y;
+    return m < 0 ? m + Y : m;
+  }
 }
 
 // Position of (r, c) among the stored entries of a CSR tensor, or -1.
