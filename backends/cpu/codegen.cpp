@@ -96,6 +96,10 @@ std::string Emitter::tensor_operand(Expr te) {
 }
 
 void Emitter::bind(const std::vector<Expr>& vars, const std::string& v, const Type& t, bool mut) {
+  for (auto x : vars) {  // a let's variable has no loop range and no known shape
+    var_bound.erase(x.get());
+    known_dims.erase(x.get());
+  }
   if (vars.size() == 1) {
     std::string n = fresh(var_name(vars[0]));
     if (mut)
@@ -128,6 +132,7 @@ void Emitter::hoist_view(const std::string& n, const Type& t) {
 void Emitter::bind_let(const std::vector<Expr>& vars, Expr value_expr) {
   std::string v = value(value_expr);
   bind(vars, v, value_expr->type, false);
+  if (vars.size() == 1 && movable.count(v)) let_source[name_of(vars[0])] = v;
   for (auto x : vars) known_dims.erase(x.get());
   auto* g = value_expr.as<Gen>();
   if (vars.size() != 1 || !g || value_expr->type.is_tuple()) return;
@@ -431,12 +436,14 @@ Scalar Emitter::scalar(Expr e) {
       std::string r = fresh("ex");
       line("i64 " + r + " = 0;");
       ++parallel_depth;
+      auto saved_bounds = var_bound;
       open_domain(x->dom, e);
       line("if (!" + r + ") {");
       Scalar p = scalar(x->pred);
       line(r + " = (" + p.v + ") != 0;");
       line("}");
       close_domain(x->dom);
+      var_bound = saved_bounds;
       --parallel_depth;
       return {r};
     }
@@ -463,6 +470,8 @@ Scalar Emitter::scalar(Expr e) {
     case NodeKind::Let: {
       auto* l = e.as<Let>();
       auto saved = names;
+      auto saved_bounds = var_bound;  // scopes: an inner binder may shadow
+      auto saved_dims = known_dims;
       bind_let(l->vars, l->value);
       Scalar r = scalar(l->body);
       std::string n = fresh("let");
@@ -473,6 +482,8 @@ Scalar Emitter::scalar(Expr e) {
         z = n + "_z";
       }
       names = saved;
+      var_bound = saved_bounds;
+      known_dims = saved_dims;
       return {n, z};
     }
     default:
@@ -536,10 +547,14 @@ std::string Emitter::value(Expr e) {
     case NodeKind::Let: {
       auto* l = e.as<Let>();
       auto saved = names;
+      auto saved_bounds = var_bound;  // scopes: an inner binder may shadow
+      auto saved_dims = known_dims;
       bind_let(l->vars, l->value);
       std::string r = fresh("let");
       line(ctype(t) + " " + r + " = " + value(l->body) + ";");
       names = saved;
+      var_bound = saved_bounds;
+      known_dims = saved_dims;
       return r;
     }
     case NodeKind::Tuple: {
@@ -646,6 +661,7 @@ void Emitter::function(const Function& f, bool entry) {
   }
   if (entry) params += std::string(params.empty() ? "" : ", ") + "const i64* sizes";
   view_ptr.clear();
+  let_source.clear();
   result_gens.clear();
   // Callees run sequentially: they are called inside loops, and entering even an `if (false)`
   // OpenMP region per call cost microseconds (BA: 1000x the hand-written code).
@@ -719,17 +735,29 @@ void Emitter::function(const Function& f, bool entry) {
     bind_let(s.vars, s.value);
   }
   origin = "return of `" + f.name + "`";
-  std::vector<std::string> outs;
+  std::vector<std::string> outs, vals;
   for (std::size_t k = 0; k < f.results.size(); ++k) {
-    std::string n = fresh("res");
     std::string v = value(f.results[k]);
-    if (movable.count(v))  // a fresh result is moved out, not copied
-      line(ctype(f.results[k]->type) + " " + n + " = std::move(" + v + ");");
-    else
-      line("const " + ctype(f.results[k]->type) + " " + n + " = " + v + ";");
+    auto src = let_source.find(v);  // a let of a fresh tensor: move the tensor itself
+    vals.push_back(src != let_source.end() ? src->second : v);
+  }
+  // A fresh result is moved out, not copied (unless another result is the same tensor); the
+  // copies are taken first, so no copy reads a tensor already moved.
+  outs.resize(f.results.size());
+  for (int pass = 0; pass < 2; ++pass)
+    for (std::size_t k = 0; k < f.results.size(); ++k) {
+      const std::string& v = vals[k];
+      bool move = movable.count(v) && std::count(vals.begin(), vals.end(), v) == 1;
+      if (move != (pass == 1)) continue;
+      outs[k] = fresh("res");
+      if (move)
+        line(ctype(f.results[k]->type) + " " + outs[k] + " = std::move(" + v + ");");
+      else
+        line("const " + ctype(f.results[k]->type) + " " + outs[k] + " = " + v + ";");
+    }
+  for (std::size_t k = 0; k < f.results.size(); ++k) {
     const Type& want = f.results.size() == 1 ? f.result_type : f.result_type.fields[k];
     for (auto d : want.dims) bound_dim(d, f.results[k], true);
-    outs.push_back(n);
   }
   if (outs.size() == 1) {
     line("return " + outs[0] + ";");

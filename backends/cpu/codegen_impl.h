@@ -58,6 +58,7 @@ class Emitter {
   // through them stay contiguous in vectorised loops (a member load made GCC gather).
   void hoist_view(const std::string& n, const ir::Type& t);
   std::map<std::string, std::string> view_ptr;
+  std::map<std::string, std::string> let_source;  // let name -> the fresh tensor it names
   std::string name_of(Expr var);
 
   // ---- tensors and domains (codegen_tensors.cpp) ----

@@ -295,6 +295,8 @@ std::string Emitter::gen(const Gen& g, Expr self) {
     line("{");
   }
   auto saved = names;
+  auto saved_bounds = var_bound;  // scopes: an inner binder may shadow
+  auto saved_dims = known_dims;
   std::string block = fresh("blk");
   for (std::size_t k = 0; k < g.dom.vars.size(); ++k) {
     std::string i = fresh(var_name(g.dom.vars[k]));
@@ -335,6 +337,8 @@ std::string Emitter::gen(const Gen& g, Expr self) {
   }
   if (par) line(pf + ".rethrow();");
   names = saved;
+  var_bound = saved_bounds;
+  known_dims = saved_dims;
   --parallel_depth;
   return r;
 }
@@ -368,6 +372,8 @@ Scalar Emitter::reduce(const Reduce& r, Expr self) {
   if (r.op == ReduceOp::Prod)
     throw Unsupported(pos_of(self, source), "cpu backend: product reductions");
   auto saved = names;
+  auto saved_bounds = var_bound;  // scopes: an inner binder may shadow
+  auto saved_dims = known_dims;
   std::string acc = fresh("acc");
   if (r.op == ReduceOp::Sum) {
     std::string terms = acc + "_terms";
@@ -431,6 +437,8 @@ Scalar Emitter::reduce(const Reduce& r, Expr self) {
     }
     --parallel_depth;
     names = saved;
+    var_bound = saved_bounds;
+    known_dims = saved_dims;
     return {acc, fl ? "(" + terms + " == 0)" : "false"};
   }
   std::string any = acc + "_any";
@@ -449,6 +457,8 @@ Scalar Emitter::reduce(const Reduce& r, Expr self) {
   int s = site(self, std::string(op_name(r.op)) + " over an empty range has no value");
   line("if (!" + any + ") adlab_rt::fail(" + std::to_string(s) + ", adlab_rt::kEmpty);");
   names = saved;
+  var_bound = saved_bounds;
+  known_dims = saved_dims;
   return {acc};
 }
 
@@ -467,6 +477,8 @@ std::string Emitter::scan(const Scan& s, Expr self) {
   movable.insert(r);
   line(et + " " + acc + "{};");
   auto saved = names;
+  auto saved_bounds = var_bound;  // scopes: an inner binder may shadow
+  auto saved_dims = known_dims;
   ++parallel_depth;
   line("for (i64 " + i + " = 0; " + i + " < " + n + "; ++" + i + ") {");
   names[s.dom.vars[0].get()] = i;
@@ -493,6 +505,8 @@ std::string Emitter::scan(const Scan& s, Expr self) {
   line("}");
   --parallel_depth;
   names = saved;
+  var_bound = saved_bounds;
+  known_dims = saved_dims;
   return r;
 }
 
@@ -507,11 +521,15 @@ std::string Emitter::loop(const Loop& l, Expr self) {
     inits.push_back(n);
   }
   auto saved = names;
+  auto saved_bounds = var_bound;  // scopes: an inner binder may shadow
+  auto saved_dims = known_dims;
   std::vector<std::string> st;
   for (std::size_t k = 0; k < l.state.size(); ++k) {
     std::string n = fresh(var_name(l.state[k]));
     line(ctype(l.state[k]->type) + " " + n + " = " + inits[k] + ";");
     names[l.state[k].get()] = n;
+    var_bound.erase(l.state[k].get());
+    known_dims.erase(l.state[k].get());
     st.push_back(n);
   }
   std::string n = fresh("n"), t = fresh(var_name(l.dom.vars[0]));
@@ -537,6 +555,8 @@ std::string Emitter::loop(const Loop& l, Expr self) {
   else
     line(ctype(self->type) + " " + r + braced(st) + ";");
   names = saved;
+  var_bound = saved_bounds;
+  known_dims = saved_dims;
   return r;
 }
 
@@ -561,6 +581,8 @@ std::string Emitter::scatter(const Scatter& s, Expr self) {
     line("auto " + r + " = adlab_rt::dense<" + et + ">(" + braced(shape) + ");");
   movable.insert(r);
   auto saved = names;
+  auto saved_bounds = var_bound;  // scopes: an inner binder may shadow
+  auto saved_dims = known_dims;
   ++parallel_depth;
   open_domain(s.dom, self);
   line("do {");
@@ -616,6 +638,8 @@ std::string Emitter::scatter(const Scatter& s, Expr self) {
   close_domain(s.dom);
   --parallel_depth;
   names = saved;
+  var_bound = saved_bounds;
+  known_dims = saved_dims;
   if (coo) {
     line("auto " + r + " = adlab_rt::zero_sparse<T>(adlab_rt::kCoo, " + braced(shape) + ");");
     line("for (const auto& [k, v] : " + acc + ") {");
