@@ -39,6 +39,12 @@ class Executable {
  public:
   virtual ~Executable() = default;
   virtual std::vector<ir::Tensor> run(const std::vector<ir::Tensor>& inputs) = 0;
+  // run() into `outputs`, whose previous tensors a backend may reuse as result buffers (a
+  // repeated call then writes warm memory instead of allocating). If it throws, outputs holds
+  // no result of this call (it is empty or unchanged).
+  virtual void run_into(const std::vector<ir::Tensor>& inputs, std::vector<ir::Tensor>& outputs) {
+    outputs = run(inputs);
+  }
   // Operation counts of the last run, when the backend counts them (the interpreter does).
   virtual const ir::OpCounts* counts() const { return nullptr; }
 };

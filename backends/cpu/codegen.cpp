@@ -96,6 +96,10 @@ std::string Emitter::tensor_operand(Expr te) {
 }
 
 void Emitter::bind(const std::vector<Expr>& vars, const std::string& v, const Type& t, bool mut) {
+  for (auto x : vars) {  // a let's variable has no loop range and no known shape
+    var_bound.erase(x.get());
+    known_dims.erase(x.get());
+  }
   if (vars.size() == 1) {
     std::string n = fresh(var_name(vars[0]));
     if (mut)
@@ -103,6 +107,7 @@ void Emitter::bind(const std::vector<Expr>& vars, const std::string& v, const Ty
     else
       line("const " + ctype(vars[0]->type) + "& " + n + " = " + v + ";");
     names[vars[0].get()] = n;
+    if (!mut) hoist_view(n, vars[0]->type);
     return;
   }
   std::string tup = fresh("tup");
@@ -113,6 +118,57 @@ void Emitter::bind(const std::vector<Expr>& vars, const std::string& v, const Ty
          tup + ");");
     names[vars[k].get()] = n;
   }
+}
+
+void Emitter::hoist_view(const std::string& n, const Type& t) {
+  if (t.is_tuple() || t.storage != Storage::Dense || t.dims.empty()) return;
+  line("const " + elem_type(t.elem) + "* const " + n + "_p = " + n + ".p;");
+  view_ptr[n] = n + "_p";
+  for (std::size_t d = 1; d < t.dims.size(); ++d)
+    line("[[maybe_unused]] const i64 " + n + "_s" + std::to_string(d) + " = " + n + ".shape[" +
+         std::to_string(d) + "];");
+}
+
+void Emitter::bind_let(const std::vector<Expr>& vars, Expr value_expr) {
+  std::string v = value(value_expr);
+  bind(vars, v, value_expr->type, false);
+  if (vars.size() == 1 && movable.count(v)) let_source[name_of(vars[0])] = v;
+  for (auto x : vars) known_dims.erase(x.get());
+  auto* g = value_expr.as<Gen>();
+  if (vars.size() != 1 || !g || value_expr->type.is_tuple()) return;
+  std::vector<Expr> dims = g->dom.bounds;  // a gen's shape is its bounds, then its body's
+  for (auto d : g->body->type.dims) dims.push_back(d);
+  known_dims[vars[0].get()] = dims;
+}
+
+bool Emitter::invariant(Expr e) const {
+  if (e.as<Literal>()) return true;
+  if (e.as<Var>()) return sizes_.count(e.get()) > 0;
+  auto* b = e.as<Binary>();
+  if (!b || !(b->op == BinaryOp::Add || b->op == BinaryOp::Sub || b->op == BinaryOp::Mul ||
+              b->op == BinaryOp::Div || b->op == BinaryOp::Mod))
+    return false;
+  return invariant(b->a) && invariant(b->b);
+}
+
+// idx is a loop variable v of a rectangular domain (0 <= v < b, narrowing only shrinks that),
+// and b, or the bound of the enclosing variable b (v < b < b'), is the dimension itself: an
+// expression of sizes only, so it has the same value at the loop and at the tensor's binding.
+bool Emitter::in_range(Expr idx, Expr tensor, std::size_t k) const {
+  auto kd = known_dims.find(tensor.get());
+  if (kd == known_dims.end() || k >= kd->second.size()) return false;
+  Expr dim = kd->second[k];
+  if (!invariant(dim)) return false;
+  Expr v = idx;
+  for (int hops = 0; hops < 16; ++hops) {
+    auto vb = var_bound.find(v.get());
+    if (vb == var_bound.end()) return false;
+    Expr b = vb->second;
+    if (b == dim || (invariant(b) && expr_str(b) == expr_str(dim))) return true;
+    if (!b.as<Var>()) return false;
+    v = b;
+  }
+  return false;
 }
 
 // A dimension's value; in a declared dimension (`exact`) a division must be exact.
@@ -212,6 +268,7 @@ std::string Emitter::access_full(const Access& a, Expr self, const std::string& 
     keys.push_back(i);
   }
   for (std::size_t k = 0; k < keys.size(); ++k) {
+    if (in_range(a.indices[k], a.tensor, k)) continue;  // the loop bounds keep it in range
     int s = site(self, "index out of range: `" + expr_str(a.indices[k]) +
                            "` = {a} is outside [0, {b}) in `" + expr_str(self) + "` (dimension " +
                            std::to_string(k) + ")");
@@ -220,10 +277,14 @@ std::string Emitter::access_full(const Access& a, Expr self, const std::string& 
   }
   const Type& tt = a.tensor->type;
   if (tt.storage == Storage::Dense) {
+    auto vp = view_ptr.find(t);
+    bool hoisted = vp != view_ptr.end();
     std::string off = keys[0];
     for (std::size_t k = 1; k < keys.size(); ++k)
-      off = "(" + off + ") * " + t + ".shape[" + std::to_string(k) + "] + " + keys[k];
-    return t + ".p[" + off + "]";
+      off = "(" + off + ") * " +
+            (hoisted ? t + "_s" + std::to_string(k) : t + ".shape[" + std::to_string(k) + "]") +
+            " + " + keys[k];
+    return (hoisted ? vp->second : t + ".p") + "[" + off + "]";
   }
   std::string key = fresh("key");
   std::string init;
@@ -375,12 +436,14 @@ Scalar Emitter::scalar(Expr e) {
       std::string r = fresh("ex");
       line("i64 " + r + " = 0;");
       ++parallel_depth;
+      auto saved_bounds = var_bound;
       open_domain(x->dom, e);
       line("if (!" + r + ") {");
       Scalar p = scalar(x->pred);
       line(r + " = (" + p.v + ") != 0;");
       line("}");
       close_domain(x->dom);
+      var_bound = saved_bounds;
       --parallel_depth;
       return {r};
     }
@@ -407,7 +470,9 @@ Scalar Emitter::scalar(Expr e) {
     case NodeKind::Let: {
       auto* l = e.as<Let>();
       auto saved = names;
-      bind(l->vars, value(l->value), l->value->type, false);
+      auto saved_bounds = var_bound;  // scopes: an inner binder may shadow
+      auto saved_dims = known_dims;
+      bind_let(l->vars, l->value);
       Scalar r = scalar(l->body);
       std::string n = fresh("let");
       line("const " + et + " " + n + " = " + r.v + ";");
@@ -417,6 +482,8 @@ Scalar Emitter::scalar(Expr e) {
         z = n + "_z";
       }
       names = saved;
+      var_bound = saved_bounds;
+      known_dims = saved_dims;
       return {n, z};
     }
     default:
@@ -480,10 +547,14 @@ std::string Emitter::value(Expr e) {
     case NodeKind::Let: {
       auto* l = e.as<Let>();
       auto saved = names;
-      bind(l->vars, value(l->value), l->value->type, false);
+      auto saved_bounds = var_bound;  // scopes: an inner binder may shadow
+      auto saved_dims = known_dims;
+      bind_let(l->vars, l->value);
       std::string r = fresh("let");
       line(ctype(t) + " " + r + " = " + value(l->body) + ";");
       names = saved;
+      var_bound = saved_bounds;
+      known_dims = saved_dims;
       return r;
     }
     case NodeKind::Tuple: {
@@ -512,7 +583,8 @@ std::string Emitter::value(Expr e) {
       std::vector<std::string> args;
       for (auto a : c->args) {
         std::string n = fresh("arg");
-        line("const " + ctype(a->type) + " " + n + " = " + value(a) + ";");
+        // A reference: callees take const references, so a tensor argument is not copied.
+        line("const " + ctype(a->type) + "& " + n + " = " + value(a) + ";");
         args.push_back(n);
       }
       std::string r = fresh("call"), list;
@@ -559,6 +631,13 @@ void collect_callees(const Function& f, std::vector<const Function*>& out,
 // A function: sizes bound from parameter shapes (callees) or passed in (the entry).
 void Emitter::function(const Function& f, bool entry) {
   names.clear();
+  var_bound.clear();
+  known_dims.clear();
+  sizes_.clear();
+  for (auto sz : f.sizes) sizes_.insert(sz.get());
+  // Parameter shapes are checked against their declared dimensions before the body runs.
+  for (const auto& p : f.params)
+    if (!p->type.is_tuple() && !p->type.dims.empty()) known_dims[p.get()] = p->type.dims;
   source = f.pos.source;
   origin = "function `" + f.name + "`";
   std::string fname = entry ? "adlab_body" : fresh("fn_" + f.name);
@@ -581,7 +660,24 @@ void Emitter::function(const Function& f, bool entry) {
     params += (k ? ", " : "") + std::string("const ") + ctype(f.params[k]->type) + "& " + n;
   }
   if (entry) params += std::string(params.empty() ? "" : ", ") + "const i64* sizes";
+  view_ptr.clear();
+  let_source.clear();
+  result_gens.clear();
+  // Callees run sequentially: they are called inside loops, and entering even an `if (false)`
+  // OpenMP region per call cost microseconds (BA: 1000x the hand-written code).
+  parallel_depth = entry ? 0 : 1;
+  if (entry)  // a returned gen (directly or through a let) is written into adlab's buffer
+    for (std::size_t k = 0; k < f.results.size(); ++k) {
+      Expr r = f.results[k];
+      for (const auto& s : f.stmts)
+        if (s.vars.size() == 1 && s.vars[0] == r) r = s.value;
+      const Type& t = r->type;
+      if (r.as<Gen>() && !t.is_tuple() && t.storage == Storage::Dense && is_float(t.elem) &&
+          !result_gens.count(r.get()))
+        result_gens[r.get()] = static_cast<int>(k);
+    }
   line("static " + rtype + " " + fname + "(" + params + ") {");
+  for (std::size_t k = 0; k < f.params.size(); ++k) hoist_view(pnames[k], f.params[k]->type);
   for (std::size_t k = 0; k < f.sizes.size(); ++k) {
     Expr s = f.sizes[k];
     if (names.count(s.get())) continue;  // an i64 parameter used as a size
@@ -636,20 +732,32 @@ void Emitter::function(const Function& f, bool entry) {
         "let " + (s.vars.size() == 1 ? var_name(s.vars[0]) : "(...)") + " = " + expr_str(s.value);
     auto p = pos_of(s.value, source);
     if (p.valid()) origin += " at " + p.str();
-    bind(s.vars, value(s.value), s.value->type, false);
+    bind_let(s.vars, s.value);
   }
   origin = "return of `" + f.name + "`";
-  std::vector<std::string> outs;
+  std::vector<std::string> outs, vals;
   for (std::size_t k = 0; k < f.results.size(); ++k) {
-    std::string n = fresh("res");
     std::string v = value(f.results[k]);
-    if (movable.count(v))  // a fresh result is moved out, not copied
-      line(ctype(f.results[k]->type) + " " + n + " = std::move(" + v + ");");
-    else
-      line("const " + ctype(f.results[k]->type) + " " + n + " = " + v + ";");
+    auto src = let_source.find(v);  // a let of a fresh tensor: move the tensor itself
+    vals.push_back(src != let_source.end() ? src->second : v);
+  }
+  // A fresh result is moved out, not copied (unless another result is the same tensor); the
+  // copies are taken first, so no copy reads a tensor already moved.
+  outs.resize(f.results.size());
+  for (int pass = 0; pass < 2; ++pass)
+    for (std::size_t k = 0; k < f.results.size(); ++k) {
+      const std::string& v = vals[k];
+      bool move = movable.count(v) && std::count(vals.begin(), vals.end(), v) == 1;
+      if (move != (pass == 1)) continue;
+      outs[k] = fresh("res");
+      if (move)
+        line(ctype(f.results[k]->type) + " " + outs[k] + " = std::move(" + v + ");");
+      else
+        line("const " + ctype(f.results[k]->type) + " " + outs[k] + " = " + v + ";");
+    }
+  for (std::size_t k = 0; k < f.results.size(); ++k) {
     const Type& want = f.results.size() == 1 ? f.result_type : f.result_type.fields[k];
     for (auto d : want.dims) bound_dim(d, f.results[k], true);
-    outs.push_back(n);
   }
   if (outs.size() == 1) {
     line("return " + outs[0] + ";");

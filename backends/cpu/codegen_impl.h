@@ -44,6 +44,21 @@ class Emitter {
   std::string access_full(const ir::Access& a, Expr self, const std::string& t);
   std::string tensor_operand(Expr te);
   void bind(const std::vector<Expr>& vars, const std::string& v, const ir::Type& t, bool mut);
+  // bind() for a let: also records the shape of a let-bound gen (its bounds) for in_range.
+  void bind_let(const std::vector<Expr>& vars, Expr value);
+
+  // ---- provable index ranges (bounds checks the loop bounds make redundant) ----
+  // Whether `idx` is in [0, dim k of `tensor`) for every point of the enclosing loops.
+  bool in_range(Expr idx, Expr tensor, std::size_t k) const;
+  bool invariant(Expr e) const;                   // uses only literals and the function's sizes
+  std::map<const ir::ExprNode*, Expr> var_bound;  // domain variable v: 0 <= v < bound
+  std::map<const ir::ExprNode*, std::vector<Expr>> known_dims;  // a tensor variable's dims
+  std::set<const ir::ExprNode*> sizes_;                         // the current function's sizes
+  // A dense tensor variable's entries and inner dimensions as locals (`x_p`, `x_s1`): reads
+  // through them stay contiguous in vectorised loops (a member load made GCC gather).
+  void hoist_view(const std::string& n, const ir::Type& t);
+  std::map<std::string, std::string> view_ptr;
+  std::map<std::string, std::string> let_source;  // let name -> the fresh tensor it names
   std::string name_of(Expr var);
 
   // ---- tensors and domains (codegen_tensors.cpp) ----
@@ -63,9 +78,13 @@ class Emitter {
   void narrow(const ir::Domain& d, std::size_t k, Expr guard, std::string& lo, std::string& hi);
   void close_domain(const ir::Domain& d);
   bool try_contraction(const ir::Gen& g, Expr self, std::string& out);
+  void simd_reduction(const std::string& marker, std::size_t body_from, const std::string& vars,
+                      const std::string& cond);
 
   std::map<const ir::ExprNode*, std::string> names;  // in-scope C++ names of IR variables
   std::map<const ir::Function*, std::string> fn_names;
+  // The entry's dense f64 results that are a gen, by node: written into adlab's buffer k.
+  std::map<const ir::ExprNode*, int> result_gens;
   std::set<std::string> movable;  // fresh non-const tensors nothing else refers to
   bool contraction_off_ = false;  // emitting the loop fallback of a contraction
   int parallel_depth = 0;         // > 0 inside loops: only the outermost gen/sum runs in parallel

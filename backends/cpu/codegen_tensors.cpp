@@ -30,6 +30,7 @@ void Emitter::open_domain(const Domain& d, Expr owner, Expr guard) {
       if (guard.defined()) narrow(d, k, guard, lo, hi);
       line("for (i64 " + i + " = " + lo + "; " + i + " < " + hi + "; ++" + i + ") {");
       names[d.vars[k].get()] = i;
+      var_bound[d.vars[k].get()] = d.bounds[k];  // narrowing keeps lo >= 0 and hi <= n
     }
     return;
   }
@@ -61,10 +62,13 @@ void Emitter::open_domain(const Domain& d, Expr owner, Expr guard) {
       line("const i64 " + j + " = " + t + ".col_idx[" + p + "];");
       names[d.vars[0].get()] = i;
       names[d.vars[1].get()] = j;
+      var_bound.erase(d.vars[0].get());
+      var_bound.erase(d.vars[1].get());
     } else {
       std::string j = fresh(var_name(d.vars[0]));
       line("const i64 " + j + " = " + t + ".col_idx[" + p + "];");
       names[d.vars[0].get()] = j;
+      var_bound.erase(d.vars[0].get());
     }
     return;
   }
@@ -79,6 +83,7 @@ void Emitter::open_domain(const Domain& d, Expr owner, Expr guard) {
     std::string i = fresh(var_name(d.vars[v]));
     line("const i64 " + i + " = " + kk + "[" + std::to_string(k0 + v) + "];");
     names[d.vars[v].get()] = i;
+    var_bound.erase(d.vars[v].get());
   }
 }
 
@@ -267,7 +272,15 @@ std::string Emitter::gen(const Gen& g, Expr self) {
     if (f.is_tuple())
       throw Unsupported(pos_of(self, source), "cpu backend: nested tuples in a gen");
   std::string r = fresh("gen");
-  line("auto " + r + " = " + alloc_result(*this, bt, outer, self) + ";");
+  auto res = result_gens.find(self.get());
+  if (res != result_gens.end() && parallel_depth == 0 && !bt.is_tuple()) {
+    std::vector<std::string> dims = outer;
+    for (auto d : bt.dims) dims.push_back(bound_dim(d, self, false));
+    line("auto " + r + " = adlab_rt::result_dense<T>(services, " + std::to_string(res->second) +
+         ", " + braced(dims) + ");");
+  } else {
+    line("auto " + r + " = " + alloc_result(*this, bt, outer, self) + ";");
+  }
   movable.insert(r);
   bool par = parallel_depth == 0;
   ++parallel_depth;
@@ -282,6 +295,8 @@ std::string Emitter::gen(const Gen& g, Expr self) {
     line("{");
   }
   auto saved = names;
+  auto saved_bounds = var_bound;  // scopes: an inner binder may shadow
+  auto saved_dims = known_dims;
   std::string block = fresh("blk");
   for (std::size_t k = 0; k < g.dom.vars.size(); ++k) {
     std::string i = fresh(var_name(g.dom.vars[k]));
@@ -295,6 +310,7 @@ std::string Emitter::gen(const Gen& g, Expr self) {
       line("for (i64 " + i + " = 0; " + i + " < " + outer[k] + "; ++" + i + ") {");
     }
     names[g.dom.vars[k].get()] = i;
+    var_bound[g.dom.vars[k].get()] = g.dom.bounds[k];
   }
   std::string off = names[g.dom.vars[0].get()];
   for (std::size_t k = 1; k < outer.size(); ++k)
@@ -303,7 +319,7 @@ std::string Emitter::gen(const Gen& g, Expr self) {
   int s = site(self, "a generated element has shape dimension {a} where {b} was expected");
   if (bt.is_scalar()) {
     std::string v = scalar(g.body).v;
-    line(r + ".own[static_cast<std::size_t>(" + block + ")] = " + v + ";");
+    line(r + ".w[" + block + "] = " + v + ";");
   } else {
     std::string v = value(g.body);
     std::string item = fresh("item");
@@ -321,8 +337,31 @@ std::string Emitter::gen(const Gen& g, Expr self) {
   }
   if (par) line(pf + ".rethrow();");
   names = saved;
+  var_bound = saved_bounds;
+  known_dims = saved_dims;
   --parallel_depth;
   return r;
+}
+
+// A reduction loop whose body (from body_from on) has no call that can throw, no inner loop and
+// no callee runs as `omp simd` when `cond` holds (several partial sums: the order changes, as it
+// does across threads); otherwise the marker line becomes a comment and the order is kept.
+void Emitter::simd_reduction(const std::string& marker, std::size_t body_from,
+                             const std::string& vars, const std::string& cond) {
+  std::string text = body_.str();
+  std::string loop_body = text.substr(body_from);
+  bool plain = true;
+  for (const char* bad : {"adlab_rt::", "fn_", "throw", "[&]", "for (", "while", "try", "goto"})
+    if (loop_body.find(bad) != std::string::npos) plain = false;
+  std::size_t head = text.rfind(marker + "@", body_from);
+  std::size_t at = head == std::string::npos ? head : text.rfind(marker, head - 1);
+  if (at == std::string::npos) return;
+  text.replace(head, marker.size() + 1, plain ? "i64" : "");
+  std::string repl = plain ? "#pragma omp simd reduction(+ : " + vars + ") if (simd : " + cond + ")"
+                           : "// (no simd: the body can fail or loops)";
+  text.replace(at, marker.size(), repl);
+  body_.str("");
+  body_ << text;
 }
 
 // sum/max/min: the reference's row-major order (sums at the top level run in parallel, with a
@@ -333,6 +372,8 @@ Scalar Emitter::reduce(const Reduce& r, Expr self) {
   if (r.op == ReduceOp::Prod)
     throw Unsupported(pos_of(self, source), "cpu backend: product reductions");
   auto saved = names;
+  auto saved_bounds = var_bound;  // scopes: an inner binder may shadow
+  auto saved_dims = known_dims;
   std::string acc = fresh("acc");
   if (r.op == ReduceOp::Sum) {
     std::string terms = acc + "_terms";
@@ -354,8 +395,15 @@ Scalar Emitter::reduce(const Reduce& r, Expr self) {
       line("adlab_rt::chunk(" + n + ", " + i + "_lo, " + i + "_hi);");
       line("i64 " + i + " = " + i + "_lo;");
       line("try {");
-      line("for (; " + i + " < " + i + "_hi; ++" + i + ") {");
+      // Replaced by an `omp simd` pragma below when the body can neither throw nor loop.
+      std::string marker = "//@simd " + acc;
+      line(marker);
+      // In the simd form the loop declares its own variable (an outer one makes GCC gather).
+      line("for (" + marker + "@ " + i + " = " + i + "_lo; " + i + " < " + i + "_hi; ++" + i +
+           ") {");
+      std::size_t body_from = body_.str().size();
       names[r.dom.vars[0].get()] = i;
+      var_bound[r.dom.vars[0].get()] = r.dom.bounds[0];
       Domain rest = r.dom;
       rest.vars.erase(rest.vars.begin());
       rest.bounds.erase(rest.bounds.begin());
@@ -369,6 +417,8 @@ Scalar Emitter::reduce(const Reduce& r, Expr self) {
         line("++" + terms + ";");
       close_domain(rest);
       line("}");
+      // decision 400: above the threshold the sum is split over threads and SIMD lanes.
+      simd_reduction(marker, body_from, acc + ", " + terms, n + " >= 65536");
       line("} catch (const adlab_rt::Failure& f) {");
       line(pf + ".note(" + i + ", f);");
       line("}");
@@ -387,6 +437,8 @@ Scalar Emitter::reduce(const Reduce& r, Expr self) {
     }
     --parallel_depth;
     names = saved;
+    var_bound = saved_bounds;
+    known_dims = saved_dims;
     return {acc, fl ? "(" + terms + " == 0)" : "false"};
   }
   std::string any = acc + "_any";
@@ -405,6 +457,8 @@ Scalar Emitter::reduce(const Reduce& r, Expr self) {
   int s = site(self, std::string(op_name(r.op)) + " over an empty range has no value");
   line("if (!" + any + ") adlab_rt::fail(" + std::to_string(s) + ", adlab_rt::kEmpty);");
   names = saved;
+  var_bound = saved_bounds;
+  known_dims = saved_dims;
   return {acc};
 }
 
@@ -423,9 +477,12 @@ std::string Emitter::scan(const Scan& s, Expr self) {
   movable.insert(r);
   line(et + " " + acc + "{};");
   auto saved = names;
+  auto saved_bounds = var_bound;  // scopes: an inner binder may shadow
+  auto saved_dims = known_dims;
   ++parallel_depth;
   line("for (i64 " + i + " = 0; " + i + " < " + n + "; ++" + i + ") {");
   names[s.dom.vars[0].get()] = i;
+  var_bound[s.dom.vars[0].get()] = s.dom.bounds[0];
   Scalar x = scalar(s.body);
   std::string xv = fresh("x");
   line("const " + et + " " + xv + " = " + x.v + ";");
@@ -444,10 +501,12 @@ std::string Emitter::scan(const Scan& s, Expr self) {
       comb = "(" + xv + " < " + acc + " ? " + xv + " : " + acc + ")";
   }
   line(acc + " = " + i + " == 0 ? " + xv + " : " + et + "(" + comb + ");");
-  line(r + ".own[static_cast<std::size_t>(" + i + ")] = " + acc + ";");
+  line(r + ".w[" + i + "] = " + acc + ";");
   line("}");
   --parallel_depth;
   names = saved;
+  var_bound = saved_bounds;
+  known_dims = saved_dims;
   return r;
 }
 
@@ -462,11 +521,15 @@ std::string Emitter::loop(const Loop& l, Expr self) {
     inits.push_back(n);
   }
   auto saved = names;
+  auto saved_bounds = var_bound;  // scopes: an inner binder may shadow
+  auto saved_dims = known_dims;
   std::vector<std::string> st;
   for (std::size_t k = 0; k < l.state.size(); ++k) {
     std::string n = fresh(var_name(l.state[k]));
     line(ctype(l.state[k]->type) + " " + n + " = " + inits[k] + ";");
     names[l.state[k].get()] = n;
+    var_bound.erase(l.state[k].get());
+    known_dims.erase(l.state[k].get());
     st.push_back(n);
   }
   std::string n = fresh("n"), t = fresh(var_name(l.dom.vars[0]));
@@ -474,6 +537,7 @@ std::string Emitter::loop(const Loop& l, Expr self) {
   ++parallel_depth;
   line("for (i64 " + t + " = 0; " + t + " < " + n + "; ++" + t + ") {");
   names[l.dom.vars[0].get()] = t;
+  var_bound[l.dom.vars[0].get()] = l.dom.bounds[0];
   std::string nx = fresh("next");
   line("auto " + nx + " = " + value(l.body) + ";");
   if (st.size() == 1) {
@@ -491,6 +555,8 @@ std::string Emitter::loop(const Loop& l, Expr self) {
   else
     line(ctype(self->type) + " " + r + braced(st) + ";");
   names = saved;
+  var_bound = saved_bounds;
+  known_dims = saved_dims;
   return r;
 }
 
@@ -515,6 +581,8 @@ std::string Emitter::scatter(const Scatter& s, Expr self) {
     line("auto " + r + " = adlab_rt::dense<" + et + ">(" + braced(shape) + ");");
   movable.insert(r);
   auto saved = names;
+  auto saved_bounds = var_bound;  // scopes: an inner binder may shadow
+  auto saved_dims = known_dims;
   ++parallel_depth;
   open_domain(s.dom, self);
   line("do {");
@@ -541,7 +609,7 @@ std::string Emitter::scatter(const Scatter& s, Expr self) {
       std::string off = keys[0];
       for (std::size_t k = 1; k < keys.size(); ++k)
         off = "(" + off + ") * " + shape[k] + " + " + keys[k];
-      line(r + ".own[static_cast<std::size_t>(" + off + ")] += " + xv + ";");
+      line(r + ".w[" + off + "] += " + xv + ";");
     }
   } else {
     Expr value = s.value;
@@ -564,12 +632,14 @@ std::string Emitter::scatter(const Scatter& s, Expr self) {
     std::string off = keys[0];
     for (std::size_t k = 1; k < keys.size(); ++k)
       off = "(" + off + ") * " + shape[k] + " + " + keys[k];
-    line(r + ".own[static_cast<std::size_t>(" + off + ")] += " + xv + ";");
+    line(r + ".w[" + off + "] += " + xv + ";");
   }
   line("} while (false);");
   close_domain(s.dom);
   --parallel_depth;
   names = saved;
+  var_bound = saved_bounds;
+  known_dims = saved_dims;
   if (coo) {
     line("auto " + r + " = adlab_rt::zero_sparse<T>(adlab_rt::kCoo, " + braced(shape) + ");");
     line("for (const auto& [k, v] : " + acc + ") {");
@@ -644,13 +714,18 @@ bool Emitter::try_contraction(const ir::Gen& g, Expr self, std::string& out) {
   if (matrix) fits += " && " + B + ".shape[1] == " + mcols;
   line("if (services && " + n + " >= 0 && " + p + " >= 0" +
        (matrix ? " && " + mcols + " >= 0" : "") + " && " + fits + ") {");
+  auto rg = result_gens.find(self.get());
+  std::string alloc =
+      rg != result_gens.end() && parallel_depth == 0
+          ? "adlab_rt::result_dense<T>(services, " + std::to_string(rg->second) + ", "
+          : std::string("adlab_rt::dense<T>(");
   if (matrix) {
-    line(res + " = adlab_rt::dense<T>({" + n + ", " + mcols + "});");
-    line("services->gemm(" + A + ".p, " + B + ".p, " + res + ".own.data(), " + n + ", " + p + ", " +
-         mcols + ");");
+    line(res + " = " + alloc + "{" + n + ", " + mcols + "});");
+    line("services->gemm(" + A + ".p, " + B + ".p, " + res + ".w, " + n + ", " + p + ", " + mcols +
+         ");");
   } else {
-    line(res + " = adlab_rt::dense<T>({" + n + "});");
-    line("services->gemv(" + A + ".p, " + B + ".p, " + res + ".own.data(), " + n + ", " + p + ");");
+    line(res + " = " + alloc + "{" + n + "});");
+    line("services->gemv(" + A + ".p, " + B + ".p, " + res + ".w, " + n + ", " + p + ");");
   }
   line(done + " = true;");
   line("}");

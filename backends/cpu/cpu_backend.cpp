@@ -30,15 +30,41 @@ std::string fill(std::string text, const adlab_rt::Failure& f) {
   return text;
 }
 
+// One run's results: adlab's buffers handed to the unit (reused from the previous outputs where
+// the sizes agree, so a run writes warm pages) and the tensors received.
+struct RunState {
+  std::vector<ir::Tensor> reuse;             // the caller's previous outputs
+  std::vector<std::vector<double>> buffers;  // by result index
+  std::vector<ir::Tensor> out;
+};
+
+double* result_buffer(void* ctx, std::int64_t k, std::int64_t n) {
+  auto* st = static_cast<RunState*>(ctx);
+  if (k < 0 || n < 0) return nullptr;
+  auto kk = static_cast<std::size_t>(k);
+  if (st->buffers.size() <= kk) st->buffers.resize(kk + 1);
+  auto& b = st->buffers[kk];
+  if (b.size() == static_cast<std::size_t>(n)) return b.data();
+  if (kk < st->reuse.size() && st->reuse[kk].values.size() == static_cast<std::size_t>(n))
+    b = std::move(st->reuse[kk].values);
+  else
+    b.assign(static_cast<std::size_t>(n), 0.0);
+  return b.data();
+}
+
 void receive(void* ctx, int storage, int is_float, std::int64_t rank, const std::int64_t* shape,
              const double* values, const std::int64_t* ints, std::int64_t n,
              const std::int64_t* row_ptr, const std::int64_t* col_idx, const std::int64_t* coords,
              std::int64_t nnz) {
-  auto* out = static_cast<std::vector<ir::Tensor>*>(ctx);
+  auto* st = static_cast<RunState*>(ctx);
+  const std::size_t k = st->out.size();
   ir::Tensor t;
   t.storage = static_cast<ir::Storage>(storage);
   t.shape.assign(shape, shape + rank);
-  if (is_float)
+  if (is_float && k < st->buffers.size() && values && values == st->buffers[k].data() &&
+      st->buffers[k].size() == static_cast<std::size_t>(n))
+    t.values = std::move(st->buffers[k]);  // written in place by the unit
+  else if (is_float)
     t.values.assign(values, values + n);
   else
     t.ints.assign(ints, ints + n);
@@ -48,7 +74,7 @@ void receive(void* ctx, int storage, int is_float, std::int64_t rank, const std:
   } else if (storage == adlab_rt::kCoo) {
     t.coords.assign(coords, coords + nnz * rank);
   }
-  out->push_back(std::move(t));
+  st->out.push_back(std::move(t));
 }
 
 class CpuExecutable : public Executable {
@@ -60,6 +86,16 @@ class CpuExecutable : public Executable {
   }
 
   std::vector<ir::Tensor> run(const std::vector<ir::Tensor>& inputs) override {
+    std::vector<ir::Tensor> out;
+    run_into(inputs, out);
+    return out;
+  }
+
+  void run_into(const std::vector<ir::Tensor>& inputs, std::vector<ir::Tensor>& outputs) override {
+    if (&outputs == &inputs) {  // the inputs must outlive the run
+      outputs = run(inputs);
+      return;
+    }
     const ir::Function& f = *f_;
     auto sizes = bind_sizes(f, inputs);
     std::vector<adlab_rt::InArg> args;
@@ -67,10 +103,12 @@ class CpuExecutable : public Executable {
       args.push_back(adlab_rt::InArg{static_cast<int>(t.storage), ir::is_float(t.elem) ? 1 : 0,
                                      t.rank(), t.shape.data(), t.values.data(), t.ints.data(),
                                      t.row_ptr.data(), t.col_idx.data(), t.coords.data(), t.nnz()});
-    std::vector<ir::Tensor> out;
-    adlab_rt::OutSink sink{&out, &receive};
+    RunState state;
+    state.reuse = std::move(outputs);
+    outputs.clear();
+    adlab_rt::OutSink sink{&state, &receive};
     adlab_rt::Failure failure{};
-    adlab_rt::Services services{&cpu::gemm, &cpu::gemv};
+    adlab_rt::Services services{&cpu::gemm, &cpu::gemv, &state, &result_buffer};
     int rc = entry_(args.data(), sizes.data(), &sink, &failure, &services);
     if (rc == 1) {
       if (failure.site < 0 || static_cast<std::size_t>(failure.site) >= unit_.sites.size())
@@ -86,9 +124,9 @@ class CpuExecutable : public Executable {
     if (rc != 0)
       throw Error(f.pos,
                   "cpu backend: the compiled code of `" + f.name + "` failed (out of memory?)");
-    for (std::size_t k = 0; k < out.size() && k < f.results.size(); ++k)
-      out[k].elem = f.results[k]->type.elem;
-    return out;
+    for (std::size_t k = 0; k < state.out.size() && k < f.results.size(); ++k)
+      state.out[k].elem = f.results[k]->type.elem;
+    outputs = std::move(state.out);
   }
 
  private:

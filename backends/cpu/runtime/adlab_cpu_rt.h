@@ -45,10 +45,13 @@ struct OutSink {
               const i64* coords, i64 nnz);
 };
 
-// Prebuilt contraction kernels (Eigen, linked into adlab): C[m, n] = A[m, k] * B[k, n].
+// Prebuilt contraction kernels (Eigen, linked into adlab): C[m, n] = A[m, k] * B[k, n]; and
+// adlab's buffer for dense f64 result k of n entries, written in place (no copy afterwards).
 struct Services {
   void (*gemm)(const double* a, const double* b, double* c, i64 m, i64 k, i64 n);
   void (*gemv)(const double* a, const double* x, double* y, i64 m, i64 n);
+  void* ctx;
+  double* (*result)(void* ctx, i64 k, i64 n);
 };
 
 // A failure at an IR site: adlab formats the message from the site and these numbers.
@@ -80,6 +83,7 @@ struct Tensor {
   i64 rank = 0;
   i64 shape[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   const E* p = nullptr;
+  E* w = nullptr;  // writable entries: own.data(), or adlab's result buffer (not owned)
   i64 nnz = 0;
   const i64* row_ptr = nullptr;
   const i64* col_idx = nullptr;
@@ -94,7 +98,13 @@ struct Tensor {
   Tensor& operator=(const Tensor& o) {
     if (this == &o) return *this;
     copy_header(o);
-    if (o.owned) {
+    if (o.w && !o.owned) {  // a copy of adlab's result buffer owns its entries
+      own.assign(o.p, o.p + o.numel());
+      own_a.clear();
+      own_b.clear();
+      owned = true;
+      repoint();
+    } else if (o.owned) {
       own = o.own;
       own_a = o.own_a;
       own_b = o.own_b;
@@ -118,6 +128,7 @@ struct Tensor {
     rank = o.rank;
     std::copy(o.shape, o.shape + 8, shape);
     p = o.p;
+    w = o.w;
     nnz = o.nnz;
     row_ptr = o.row_ptr;
     col_idx = o.col_idx;
@@ -125,7 +136,8 @@ struct Tensor {
     owned = o.owned;
   }
   void repoint() {
-    p = own.data();
+    w = own.data();
+    p = w;
     if (storage == kCsr) {
       row_ptr = own_a.data();
       col_idx = own_b.data();
@@ -143,7 +155,7 @@ struct Tensor {
     for (i64 d = from; d < rank; ++d) n *= shape[d];
     return n;
   }
-  E* data() { return own.data(); }
+  E* data() { return w; }
 };
 
 // A dense tensor of the given shape, filled with zeros.
@@ -158,6 +170,25 @@ Tensor<E> dense(std::initializer_list<i64> dims) {
   t.repoint();
   t.nnz = t.numel();
   return t;
+}
+
+// A dense tensor for result k of the entry: written straight into adlab's buffer when E is
+// double (every entry is written by the generated loops, so it is not zeroed here).
+template <class E>
+Tensor<E> result_dense(const Services* s, i64 k, std::initializer_list<i64> dims) {
+  if constexpr (std::is_same_v<E, double>) {
+    if (s && s->result) {
+      Tensor<E> t;
+      t.rank = static_cast<i64>(dims.size());
+      i64 d = 0;
+      for (i64 x : dims) t.shape[d++] = x;
+      t.nnz = t.numel();
+      t.w = s->result(s->ctx, k, t.nnz);
+      t.p = t.w;
+      if (t.w) return t;
+    }
+  }
+  return dense<E>(dims);
 }
 
 // Views an argument; the kinds, ranks and dimensions are checked by the caller.
@@ -198,7 +229,9 @@ Tensor<T> param(const InArg& a) {
 }
 
 inline i64 check(int site, i64 i, i64 n, i64 dim) {
-  if (i < 0 || i >= n) fail(site, kIndex, i, n, dim);
+  // One unsigned comparison: a negative i wraps above any n >= 0 (dimensions are never negative).
+  if (static_cast<std::uint64_t>(i) >= static_cast<std::uint64_t>(n)) [[unlikely]]
+    fail(site, kIndex, i, n, dim);
   return i;
 }
 
@@ -215,17 +248,28 @@ inline i64 fmod(int site, i64 x, i64 y) {
 }
 
 // Floor division and remainder by a positive constant (no check; the compiler strength-reduces).
+// A power of two is a shift and a mask (C++20: >> of a negative value is arithmetic, i.e. floor).
 template <i64 Y>
 inline i64 fdiv_c(i64 x) {
   static_assert(Y > 0);
-  i64 q = x / Y, m = x % Y;
-  return m < 0 ? q - 1 : q;
+  if constexpr ((Y & (Y - 1)) == 0) {
+    int s = 0;
+    while ((i64(1) << s) < Y) ++s;
+    return x >> s;
+  } else {
+    i64 q = x / Y, m = x % Y;
+    return m < 0 ? q - 1 : q;
+  }
 }
 template <i64 Y>
 inline i64 fmod_c(i64 x) {
   static_assert(Y > 0);
-  i64 m = x % Y;
-  return m < 0 ? m + Y : m;
+  if constexpr ((Y & (Y - 1)) == 0) {
+    return x & (Y - 1);
+  } else {
+    i64 m = x % Y;
+    return m < 0 ? m + Y : m;
+  }
 }
 
 // Position of (r, c) among the stored entries of a CSR tensor, or -1.
@@ -340,7 +384,7 @@ Tensor<E> slice(const Tensor<E>& t, const i64* key, i64 k) {
 template <class E>
 void store(int site, Tensor<E>& out, i64 block, const E& v) {
   (void)site;
-  out.own[static_cast<std::size_t>(block)] = v;
+  out.w[block] = v;
 }
 template <class E>
 void store(int site, Tensor<E>& out, i64 block, const Tensor<E>& v) {
@@ -348,7 +392,7 @@ void store(int site, Tensor<E>& out, i64 block, const Tensor<E>& v) {
   for (i64 d = 0; d < v.rank; ++d)
     if (v.shape[d] != out.shape[outer + d]) fail(site, kShape, v.shape[d], out.shape[outer + d]);
   i64 inner = v.numel();
-  E* dst = out.own.data() + block * inner;
+  E* dst = out.w + block * inner;
   if (v.storage == kDense) {
     std::copy(v.p, v.p + inner, dst);
     return;
