@@ -417,7 +417,7 @@ Scalar Emitter::reduce(const Reduce& r, Expr self) {
         line("++" + terms + ";");
       close_domain(rest);
       line("}");
-      // decision 400: above the threshold the sum is split over threads and SIMD lanes.
+      // decision 92: above the threshold the sum is split over threads and SIMD lanes.
       simd_reduction(marker, body_from, acc + ", " + terms, n + " >= 65536");
       line("} catch (const adlab_rt::Failure& f) {");
       line(pf + ".note(" + i + ", f);");

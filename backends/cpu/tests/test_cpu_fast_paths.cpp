@@ -115,7 +115,7 @@ TEST_CASE("cpu: bounds checks are dropped only where the loop bounds prove them 
                     Catch::Contains("`i` = 2 is outside [0, 2) in `x[i]`"));
 }
 
-TEST_CASE("cpu: top-level sums reorder only above 65,536 terms (issue 10 item 2, decision 400)",
+TEST_CASE("cpu: top-level sums reorder only above 65,536 terms (issue 10 item 2, decision 92)",
           "[cpu]") {
   auto cpu = compiled("cpu", "dot");
   auto interp = compiled("interp", "dot");
