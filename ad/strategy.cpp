@@ -9,6 +9,11 @@
 #include "ad/sparse/sparse_strategy.h"
 
 #include <algorithm>
+#include <unordered_set>
+
+#include "ir/context.h"
+#include "ir/syntax/printer.h"
+#include "ir/visitor.h"
 
 namespace adlab::ad {
 
@@ -45,6 +50,51 @@ std::vector<std::size_t> wrt_parameters(const ir::Function& f,
     if (wanted) out.push_back(k);
   }
   return out;
+}
+
+void check_wrt_names(const ir::Function& f, const std::vector<std::string>& wrt,
+                     std::string_view strategy) {
+  for (const auto& w : wrt) {
+    int k = f.param_index(w);
+    if (k < 0) throw Error(f.pos, "`" + f.name + "` has no parameter `" + w + "`");
+    const auto& t = f.params[static_cast<std::size_t>(k)]->type;
+    if (t.is_tuple())
+      throw Unsupported(f.pos, std::string(strategy) +
+                                   ": differentiating with respect to the tuple parameter `" + w +
+                                   "`");
+    if (!ir::is_float(t.elem))
+      throw Error(f.pos, "parameter `" + w + "` is not floating: it has no derivative");
+  }
+}
+
+namespace {
+void reject_f32_in(const ir::Function& f, std::string_view strategy, std::string_view consequence,
+                   std::unordered_set<const ir::Function*>& seen) {
+  if (!seen.insert(&f).second) return;
+  std::unordered_set<const ir::ExprNode*> visited;
+  std::vector<ir::Expr> work(f.results.begin(), f.results.end());
+  for (const auto& s : f.stmts) work.push_back(s.value);
+  while (!work.empty()) {
+    ir::Expr e = work.back();
+    work.pop_back();
+    if (!visited.insert(e.get()).second) continue;
+    if (auto* p = e.as<ir::Prim>())
+      if (p->op == ir::PrimOp::ToF32 && ir::is_float(p->args[0]->type.elem)) {
+        SourcePos at = ir::pos_of(e, f.pos.source);
+        throw Unsupported(at.valid() ? at : f.pos, std::string(strategy) + ": `" + ir::expr_str(e) +
+                                                       "` rounds a floating value to f32; " +
+                                                       std::string(consequence));
+      }
+    if (auto* c = e.as<ir::Call>()) reject_f32_in(*c->callee, strategy, consequence, seen);
+    for (auto ch : ir::children(e)) work.push_back(ch);
+  }
+}
+}  // namespace
+
+void reject_f32_rounding(const ir::Function& f, std::string_view strategy,
+                         std::string_view consequence) {
+  std::unordered_set<const ir::Function*> seen;
+  reject_f32_in(f, strategy, consequence, seen);
 }
 
 bool Capabilities::supports(Mode m) const {

@@ -72,6 +72,17 @@ struct Derivative {
 // floating non-tuple parameter when `wrt` is empty (the calling conventions above).
 std::vector<std::size_t> wrt_parameters(const ir::Function& f, const std::vector<std::string>& wrt);
 
+// The `wrt` names of a request: each must name a parameter (adlab::Error) that is floating
+// (adlab::Error) and not a tuple (Unsupported by `strategy`).
+void check_wrt_names(const ir::Function& f, const std::vector<std::string>& wrt,
+                     std::string_view strategy);
+
+// Unsupported at the first `f32(x)` of a floating x in f or its callees: a strategy that runs the
+// interpreter on its own scalar type (dual numbers, sparse tangents) would drop x's derivative
+// there; `consequence` says what would be lost.
+void reject_f32_rounding(const ir::Function& f, std::string_view strategy,
+                         std::string_view consequence);
+
 class Strategy {
  public:
   virtual ~Strategy() = default;

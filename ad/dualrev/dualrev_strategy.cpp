@@ -32,17 +32,8 @@ class DualrevStrategy : public Strategy {
       throw Unsupported(f->pos, std::string("dualrev does not offer mode ") + mode_name(r.mode) +
                                     " (reverse mode: gradient, vjp, jacobian)");
     dualrev::Variant v = dualrev::parse_variant(r.variant.empty() ? "tape" : r.variant);
-    for (const auto& w : r.wrt) {
-      int k = f->param_index(w);
-      if (k < 0) throw Error(f->pos, "`" + f->name + "` has no parameter `" + w + "`");
-      const auto& t = f->params[static_cast<std::size_t>(k)]->type;
-      if (t.is_tuple())
-        throw Unsupported(
-            f->pos, "dualrev: differentiating with respect to the tuple parameter `" + w + "`");
-      if (!ir::is_float(t.elem))
-        throw Error(f->pos, "parameter `" + w + "` is not floating: it has no derivative");
-    }
-    dualrev::check_supported(*f);
+    check_wrt_names(*f, r.wrt, "dualrev");
+    reject_f32_rounding(*f, "dualrev", "Interpreter<Dual> would drop its derivative");
     Derivative d;
     d.notes =
         std::string("dualrev (paper 003): Interpreter<Dual> records the tape; reverse pass: ") +

@@ -16,26 +16,6 @@ namespace adlab::ad::dualrev {
 
 namespace {
 
-void scan_conversions(const ir::Function& f, std::unordered_set<const ir::Function*>& seen) {
-  if (!seen.insert(&f).second) return;
-  std::unordered_set<const ir::ExprNode*> visited;
-  std::vector<ir::Expr> work(f.results.begin(), f.results.end());
-  for (const auto& s : f.stmts) work.push_back(s.value);
-  while (!work.empty()) {
-    ir::Expr e = work.back();
-    work.pop_back();
-    if (!visited.insert(e.get()).second) continue;
-    if (auto* p = e.as<ir::Prim>())
-      if (p->op == ir::PrimOp::ToF32 && ir::is_float(p->args[0]->type.elem))
-        throw Unsupported(ir::pos_of(e, f.pos.source).valid() ? ir::pos_of(e, f.pos.source) : f.pos,
-                          "dualrev: `" + ir::expr_str(e) +
-                              "` rounds a floating value to f32; Interpreter<Dual> would drop its "
-                              "derivative");
-    if (auto* c = e.as<ir::Call>()) scan_conversions(*c->callee, seen);
-    for (auto ch : ir::children(e)) work.push_back(ch);
-  }
-}
-
 // Threads of the engine's pool: ADLAB_THREADS (default 1). The recording does not depend on it.
 unsigned engine_threads() {
   const char* t = std::getenv("ADLAB_THREADS");
@@ -307,11 +287,6 @@ class IrEngine : public backends::Executable {
 };
 
 }  // namespace
-
-void check_supported(const ir::Function& f) {
-  std::unordered_set<const ir::Function*> seen;
-  scan_conversions(f, seen);
-}
 
 std::unique_ptr<backends::Executable> make_ir_engine(ir::FunctionPtr f, const Request& r, Variant v,
                                                      const backends::Options& o) {

@@ -9,10 +9,6 @@
 
 namespace adlab::ad::dualrev {
 
-// Throws Unsupported (with the position) for constructs whose derivative Interpreter<Dual> would
-// drop silently: f32(...) of a floating value rounds through double and loses the node.
-void check_supported(const ir::Function& f);
-
 // Gradient, vjp or jacobian of f (calling conventions of ad/strategy.h) in the given stage.
 std::unique_ptr<backends::Executable> make_ir_engine(ir::FunctionPtr f, const Request& r, Variant v,
                                                      const backends::Options& o);

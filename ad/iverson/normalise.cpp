@@ -100,24 +100,6 @@ Expr field_var(Expr v, int k) {
   return Var::make(var_name(v) + "." + std::to_string(k), ft);
 }
 
-// Renames a callee apart: its sizes become the caller's expressions, every other name is fresh.
-class Renamer : public Mutator {
- public:
-  Renamer(const SubstMap& sizes, FreshNames& names) : sizes_(sizes), names_(names) {}
-  Expr mutate_node(const Var& v, Expr self) override {
-    if (auto it = sizes_.find(self); it != sizes_.end()) return it->second;
-    if (auto it = renamed_.find(self); it != renamed_.end()) return it->second;
-    Expr fresh = Var::make(names_.fresh(v.name), mutate_type(v.type));
-    renamed_[self] = fresh;
-    return fresh;
-  }
-
- private:
-  const SubstMap& sizes_;
-  FreshNames& names_;
-  SubstMap renamed_;
-};
-
 // Index expressions and predicates: affine or opaque integer terms of indices and sizes; reads of
 // integer tensors (data-dependent indices) and sparse patterns are outside the language.
 class IndexCheck : public Visitor {
@@ -360,7 +342,7 @@ class Lowerer {
       if (!sizes.count(sz))
         unsupported(c.args.empty() ? Expr() : c.args[0],
                     "a call whose sizes the arguments do not bind");
-    Renamer r(sizes, names_);
+    CalleeRenamer r(sizes, names_);
     for (std::size_t k = 0; k < f.params.size(); ++k)
       bind_let({r.mutate(f.params[k])}, c.args[k], s);
     return r.mutate(f.body_expr());

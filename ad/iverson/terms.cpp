@@ -7,41 +7,6 @@ namespace adlab::ad::iverson {
 
 using namespace ir;
 
-namespace {
-class NameCollector : public Visitor {
- public:
-  explicit NameCollector(FreshNames& n) : names_(n) {}
-  void visit_node(const Var& v, Expr self) override {
-    names_.reserve(v.name);
-    Visitor::visit_node(v, self);
-  }
-  void visit_node(const Call& c, Expr self) override {
-    names_.reserve_all(*c.callee);
-    Visitor::visit_node(c, self);
-  }
-
- private:
-  FreshNames& names_;
-};
-}  // namespace
-
-void FreshNames::reserve_all(const Function& f) {
-  NameCollector nc(*this);
-  nc.visit(f.body_expr());
-  for (auto p : f.params) reserve(var_name(p));
-  for (auto s : f.sizes) reserve(var_name(s));
-}
-
-std::string FreshNames::fresh(const std::string& hint) {
-  std::string base = hint;  // `z.0` (a pair component) is not a name in the syntax
-  for (auto& c : base)
-    if (c == '.') c = '_';
-  std::string name = base;
-  for (int k = 1; used_.count(name); ++k) name = base + "_" + std::to_string(k);
-  used_.insert(name);
-  return name;
-}
-
 Expr index_var(const std::string& name) {
   return Var::make(name, Type::scalar(ElemType::I64));
 }

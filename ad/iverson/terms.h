@@ -7,20 +7,12 @@
 #include <vector>
 
 #include "ir/expr.h"
+#include "ir/fresh_names.h"
 #include "ir/function.h"
 
 namespace adlab::ad::iverson {
 
-// Names unused in the function being differentiated.
-class FreshNames {
- public:
-  void reserve(const std::string& n) { used_.insert(n); }
-  void reserve_all(const ir::Function& f);
-  std::string fresh(const std::string& base);
-
- private:
-  std::unordered_set<std::string> used_;
-};
+using ir::FreshNames;  // names unused in the function being differentiated
 
 // An index variable ranging over [0, bound).
 struct Binder {

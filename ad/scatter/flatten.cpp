@@ -41,24 +41,6 @@ struct Scope {
   std::vector<Expr> loop_state;  // state variables that hoisted kernels must not read
 };
 
-// Renames every variable of an inlined callee apart and maps its sizes to the call's dimensions.
-class Renamer : public Mutator {
- public:
-  Renamer(const SubstMap& sizes, FreshNames& names) : sizes_(sizes), names_(names) {}
-  Expr mutate_node(const Var& v, Expr self) override {
-    if (auto it = sizes_.find(self); it != sizes_.end()) return it->second;
-    if (auto it = renamed_.find(self); it != renamed_.end()) return it->second;
-    Expr fresh = Var::make(names_.fresh(v.name), mutate_type(v.type));
-    renamed_[self] = fresh;
-    return fresh;
-  }
-
- private:
-  const SubstMap& sizes_;
-  FreshNames& names_;
-  SubstMap renamed_;
-};
-
 class Flattener {
  public:
   Flattener(bool store, FreshNames& names) : store_(store), names_(names) {}
@@ -452,7 +434,7 @@ class Flattener {
         if (sz == f.params[k] && !sizes.count(sz)) sizes[sz] = c.args[k];
     for (auto sz : f.sizes)
       if (!sizes.count(sz)) unsupported(e, "a call whose sizes the arguments do not bind");
-    Renamer r(sizes, names_);
+    CalleeRenamer r(sizes, names_);
     std::vector<Val> args;
     for (auto a : c.args) args.push_back(flat(a, s));
     for (std::size_t k = 0; k < f.params.size(); ++k) env_[r.mutate(f.params[k])] = args[k];

@@ -7,13 +7,6 @@ namespace adlab::ad::scatter {
 
 using namespace ir;
 
-std::string FreshNames::fresh(const std::string& base) {
-  std::string name = base;
-  for (int k = 1; used_.count(name); ++k) name = base + "_" + std::to_string(k);
-  used_.insert(name);
-  return name;
-}
-
 Expr zero_of(ElemType e) {
   return Literal::make(0, e);
 }

@@ -2,6 +2,8 @@
 // binder-free scalar body over a rectangular domain (Map/Generate/ZipWith, Sum/Fold, Scan).
 #pragma once
 
+#include "ir/fresh_names.h"
+
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -32,15 +34,7 @@ struct Kernel {
   ir::Expr value() const;
 };
 
-// Fresh, printable names that collide with nothing in the program.
-class FreshNames {
- public:
-  void reserve(const std::string& n) { used_.insert(n); }
-  std::string fresh(const std::string& base);
-
- private:
-  std::unordered_set<std::string> used_;
-};
+using ir::FreshNames;  // fresh, printable names that collide with nothing in the program
 
 // Zero of a scalar element type (false for bool).
 ir::Expr zero_of(ir::ElemType e);

@@ -18,19 +18,6 @@ using scatter::FreshNames;
 
 namespace {
 
-// Every name used in a function, so generated names collide with none.
-class NameCollector : public Visitor {
- public:
-  explicit NameCollector(FreshNames& n) : names_(n) {}
-  void visit_node(const Var& v, Expr self) override {
-    names_.reserve(v.name);
-    Visitor::visit_node(v, self);
-  }
-
- private:
-  FreshNames& names_;
-};
-
 Expr wrap_lets(const std::vector<Stmt>& stmts, Expr body) {
   for (auto it = stmts.rbegin(); it != stmts.rend(); ++it)
     body = Let::make(it->vars, it->value, body);
@@ -78,10 +65,7 @@ class ScatterStrategy : public Strategy {
         throw Error("scatter: `" + f.name + "` has no parameter `" + w + "`");
 
     FreshNames names;
-    NameCollector nc(names);
-    nc.visit(f.body_expr());
-    for (auto p : f.params) names.reserve(var_name(p));
-    for (auto s : f.sizes) names.reserve(var_name(s));
+    names.reserve_all(f);  // generated names collide with none of f's
     FlatProgram flat = scatter::flatten(f, store, names);
 
     auto out = std::make_shared<Function>();

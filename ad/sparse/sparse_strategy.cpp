@@ -13,29 +13,6 @@ namespace adlab::ad {
 
 namespace {
 
-// f32(x) rounds a floating value: Interpreter<SparseDual> would drop its tangent, so the strategy
-// declines rather than report a wrong derivative.
-void reject_f32_rounding(const ir::Function& f, std::unordered_set<const ir::Function*>& seen) {
-  if (!seen.insert(&f).second) return;
-  std::unordered_set<const ir::ExprNode*> visited;
-  std::vector<ir::Expr> work(f.results.begin(), f.results.end());
-  for (const auto& s : f.stmts) work.push_back(s.value);
-  while (!work.empty()) {
-    ir::Expr e = work.back();
-    work.pop_back();
-    if (!visited.insert(e.get()).second) continue;
-    if (auto* p = e.as<ir::Prim>())
-      if (p->op == ir::PrimOp::ToF32 && ir::is_float(p->args[0]->type.elem)) {
-        SourcePos at = ir::pos_of(e, f.pos.source);
-        throw Unsupported(at.valid() ? at : f.pos,
-                          "sparse: `" + ir::expr_str(e) +
-                              "` rounds a floating value to f32; its tangent would be dropped");
-      }
-    if (auto* c = e.as<ir::Call>()) reject_f32_rounding(*c->callee, seen);
-    for (auto ch : ir::children(e)) work.push_back(ch);
-  }
-}
-
 class SparseStrategy : public Strategy {
  public:
   std::string_view name() const override { return "sparse"; }
@@ -60,18 +37,8 @@ class SparseStrategy : public Strategy {
       layout = sparse::JacobianLayout::Coo;
     else
       throw Error(f->pos, "sparse has no variant `" + r.variant + "` (dense, coo)");
-    for (const auto& w : r.wrt) {
-      int k = f->param_index(w);
-      if (k < 0) throw Error(f->pos, "`" + f->name + "` has no parameter `" + w + "`");
-      const auto& t = f->params[static_cast<std::size_t>(k)]->type;
-      if (t.is_tuple())
-        throw Unsupported(
-            f->pos, "sparse: differentiating with respect to the tuple parameter `" + w + "`");
-      if (!ir::is_float(t.elem))
-        throw Error(f->pos, "parameter `" + w + "` is not floating: it has no derivative");
-    }
-    std::unordered_set<const ir::Function*> seen;
-    reject_f32_rounding(*f, seen);
+    check_wrt_names(*f, r.wrt, "sparse");
+    reject_f32_rounding(*f, "sparse", "its tangent would be dropped");
     Derivative d;
     d.notes =
         "sparse (paper 004): tensorised forward mode D_tau run by Interpreter<SparseDual>; tau = "

@@ -1,0 +1,39 @@
+// Fresh names for source transformations, and the renaming of an inlined callee apart.
+#pragma once
+
+#include <string>
+#include <unordered_set>
+
+#include "ir/function.h"
+#include "ir/mutator.h"
+#include "ir/substitute.h"
+
+namespace adlab::ir {
+
+// Printable names that collide with none reserved: `base`, else `base_1`, `base_2`, ...
+class FreshNames {
+ public:
+  void reserve(const std::string& n) { used_.insert(n); }
+  // Every name of f: parameters, sizes, variables, and those of its callees.
+  void reserve_all(const Function& f);
+  // `z.0` (a pair component) is not a name in the syntax: dots become underscores.
+  std::string fresh(const std::string& base);
+
+ private:
+  std::unordered_set<std::string> used_;
+};
+
+// Renames every variable of an inlined callee apart: its sizes become the call's expressions,
+// every other variable a fresh name (the same one at each of its uses).
+class CalleeRenamer : public Mutator {
+ public:
+  CalleeRenamer(const SubstMap& sizes, FreshNames& names) : sizes_(sizes), names_(names) {}
+  Expr mutate_node(const Var& v, Expr self) override;
+
+ private:
+  const SubstMap& sizes_;
+  FreshNames& names_;
+  SubstMap renamed_;
+};
+
+}  // namespace adlab::ir
