@@ -11,7 +11,7 @@
 #include <string>
 
 #include "ad/sparse/tangent_engine.h"
-#include "ir/syntax/parser.h"
+#include "ad/sparse/tests/kernels.h"
 #include "ir/tensor/matrix_market.h"
 #include "ir/tensor/random.h"
 #include "ir/tensor/table1_matrices.h"
@@ -20,19 +20,6 @@
 using namespace adlab;
 
 namespace {
-
-const char* kKernels = R"(
-func smvm(A: f64[n, m] @csr, x: f64[m]) -> f64 {
-  return sum[(i, j) in A] A[i, j] * x[j]
-}
-func smmm(A: f64[n, p] @csr, B: f64[p, m]) -> f64 {
-  return sum[(i, k) in A] A[i, k] * sum[j < m] B[k, j]
-}
-func batax(A: f64[n, m] @csr, x: f64[m], beta: f64) -> f64[m] {
-  let r = gen[i < n] sum[(k) in A[i]] A[i, k] * x[k]
-  return scatter[(i2, j) in A] to f64[m] at (j) add beta * A[i2, j] * r[i2]
-}
-)";
 
 double peak_rss_mib() {
   rusage u{};
@@ -49,7 +36,6 @@ int main(int argc, char** argv) {
   }
   try {
     const std::string name = argv[1], kernel = argv[2];
-    ir::Module mod = ir::parse_module(kKernels, "table1_kernels.adl");
     auto t0 = std::chrono::steady_clock::now();
     ir::Tensor a = argc >= 5 && std::string(argv[3]) == "--mtx"
                        ? ir::read_matrix_market(argv[4])
@@ -65,7 +51,7 @@ int main(int argc, char** argv) {
     double load = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     t0 = std::chrono::steady_clock::now();
     ir::EvalOptions o;
-    auto pass = ad::sparse::tangent_pass(*mod.entry(kernel), in, {1}, o);
+    auto pass = ad::sparse::tangent_pass(*sparse_kernels::kernel(kernel), in, {1}, o);
     double grad = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::printf(
         "%-10s %-6s n=%lld nnz=%lld load=%.2fs derivative=%.2fs tangent_entries=%lld "

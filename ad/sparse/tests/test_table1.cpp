@@ -7,7 +7,7 @@
 #include <chrono>
 
 #include "ad/sparse/tangent_engine.h"
-#include "ir/syntax/parser.h"
+#include "ad/sparse/tests/kernels.h"
 #include "ir/tensor/random.h"
 #include "ir/tensor/table1_matrices.h"
 #include "ir/tensor/tensor_ops.h"
@@ -16,23 +16,7 @@ using namespace adlab;
 
 namespace {
 
-const char* kKernels = R"(
-func smvm(A: f64[n, m] @csr, x: f64[m]) -> f64 {
-  return sum[(i, j) in A] A[i, j] * x[j]
-}
-func smmm(A: f64[n, p] @csr, B: f64[p, m]) -> f64 {
-  return sum[(i, k) in A] A[i, k] * sum[j < m] B[k, j]
-}
-func batax(A: f64[n, m] @csr, x: f64[m], beta: f64) -> f64[m] {
-  let r = gen[i < n] sum[(k) in A[i]] A[i, k] * x[k]
-  return scatter[(i2, j) in A] to f64[m] at (j) add beta * A[i2, j] * r[i2]
-}
-)";
-
-ir::FunctionPtr kernel(const std::string& name) {
-  static ir::Module m = ir::parse_module(kKernels, "sparse_table1_kernels.adl");
-  return m.entry(name);
-}
+using sparse_kernels::kernel;
 
 double peak_rss_gib() {
   rusage u{};
