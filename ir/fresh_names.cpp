@@ -48,4 +48,19 @@ Expr CalleeRenamer::mutate_node(const Var& v, Expr self) {
   return fresh;
 }
 
+SubstMap call_size_bindings(const Call& c) {
+  const Function& f = *c.callee;
+  SubstMap sizes;
+  for (std::size_t k = 0; k < f.params.size(); ++k) {
+    const Type& pt = f.params[k]->type;
+    const Type& at = c.args[k]->type;
+    for (std::size_t d = 0; d < pt.dims.size() && d < at.dims.size(); ++d)
+      if (pt.dims[d].as<Var>() && !sizes.count(pt.dims[d])) sizes[pt.dims[d]] = at.dims[d];
+  }
+  for (std::size_t k = 0; k < f.params.size(); ++k)
+    for (auto sz : f.sizes)
+      if (sz == f.params[k] && !sizes.count(sz)) sizes[sz] = c.args[k];
+  return sizes;
+}
+
 }  // namespace adlab::ir

@@ -1,4 +1,5 @@
-// Fresh names for source transformations, and the renaming of an inlined callee apart.
+// Fresh names for source transformations, and inlining a callee: its sizes bound by the call, its
+// variables renamed apart.
 #pragma once
 
 #include <string>
@@ -35,5 +36,9 @@ class CalleeRenamer : public Mutator {
   FreshNames& names_;
   SubstMap renamed_;
 };
+
+// The callee's sizes a call binds: dimensions of its arguments' shapes, and size parameters passed
+// directly. A size missing from the map is not bound by the arguments.
+SubstMap call_size_bindings(const Call& c);
 
 }  // namespace adlab::ir

@@ -1,5 +1,6 @@
 // Call inlining before differentiation (paper 001 D-App, by inlining).
 #include "ad/fwdvec/inline_calls.h"
+#include "ir/fresh_names.h"
 
 #include "ad/strategy.h"
 #include "ir/context.h"
@@ -33,16 +34,9 @@ class Inliner : public Mutator {
     std::vector<Expr> args;
     for (auto a : c.args) args.push_back(mutate(a));
     const Function& f = *c.callee;
-    SubstMap sizes;
-    for (std::size_t k = 0; k < f.params.size(); ++k) {
-      const Type& pt = f.params[k]->type;
-      const Type& at = args[k]->type;
-      for (std::size_t d = 0; d < pt.dims.size() && d < at.dims.size(); ++d)
-        if (pt.dims[d].as<Var>() && !sizes.count(pt.dims[d])) sizes[pt.dims[d]] = at.dims[d];
-    }
-    for (std::size_t k = 0; k < f.params.size(); ++k)
-      for (auto sz : f.sizes)
-        if (sz == f.params[k] && !sizes.count(sz)) sizes[sz] = args[k];
+    SubstMap sizes = call_size_bindings(c);
+    for (auto& binding : sizes)
+      binding.second = mutate(binding.second);  // calls in a size argument
     for (auto sz : f.sizes)
       if (!sizes.count(sz))
         throw Unsupported(

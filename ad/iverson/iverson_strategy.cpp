@@ -54,15 +54,21 @@ FunctionPtr finish(const Function& f, std::string name, std::vector<Expr> params
   return out;
 }
 
+// f in Tensor SSA, checked by the normal-form validator (digest 000 P9); f's names are reserved.
+SsaProgram validated_ssa(const Function& f, FreshNames& names, logic::PredicateService& logic) {
+  names.reserve_all(f);
+  SsaProgram p = normalise(f, names, logic);
+  if (auto v = is_tensor_ssa(p); !v.ok) throw InternalError("iverson: normalise: " + v.reason);
+  return p;
+}
+
 // gradient / vjp: (params..., cotangents...) -> (results..., adjoints of wrt...)
 Derivative reverse(const FunctionPtr& fp, const Request& r) {
   const Function& f = *fp;
   std::vector<Expr> wrt = wrt_vars(f, r);
   FreshNames names;
-  names.reserve_all(f);
   logic::PredicateService logic;
-  SsaProgram p = normalise(f, names, logic);
-  if (auto v = is_tensor_ssa(p); !v.ok) throw InternalError("iverson: normalise: " + v.reason);
+  SsaProgram p = validated_ssa(f, names, logic);
   std::vector<Expr> params = f.params;
   std::vector<Seed> seeds;
   if (r.mode == Mode::Gradient) {
@@ -99,10 +105,8 @@ Derivative forward(const FunctionPtr& fp, const Request& r) {
   const Function& f = *fp;
   std::vector<Expr> wrt = wrt_vars(f, r);
   FreshNames names;
-  names.reserve_all(f);
   logic::PredicateService logic;
-  SsaProgram p = normalise(f, names, logic);
-  if (auto v = is_tensor_ssa(p); !v.ok) throw InternalError("iverson: normalise: " + v.reason);
+  SsaProgram p = validated_ssa(f, names, logic);
   std::vector<Expr> params = f.params, tangents;
   for (auto w : wrt) {
     tangents.push_back(Var::make(names.fresh("t_" + var_name(w)), w->type));

@@ -328,16 +328,7 @@ class Lowerer {
   // A call let-binds its arguments (DESIGN 2.3); the callee is renamed apart.
   Expr inline_call(const Call& c, const Scope& s) {
     const Function& f = *c.callee;
-    SubstMap sizes;
-    for (std::size_t k = 0; k < f.params.size(); ++k) {
-      const Type& pt = f.params[k]->type;
-      const Type& at = c.args[k]->type;
-      for (std::size_t d = 0; d < pt.dims.size() && d < at.dims.size(); ++d)
-        if (pt.dims[d].as<Var>() && !sizes.count(pt.dims[d])) sizes[pt.dims[d]] = at.dims[d];
-    }
-    for (std::size_t k = 0; k < f.params.size(); ++k)
-      for (auto sz : f.sizes)
-        if (sz == f.params[k] && !sizes.count(sz)) sizes[sz] = c.args[k];
+    SubstMap sizes = call_size_bindings(c);
     for (auto sz : f.sizes)
       if (!sizes.count(sz))
         unsupported(c.args.empty() ? Expr() : c.args[0],
