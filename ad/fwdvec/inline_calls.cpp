@@ -1,9 +1,9 @@
 // Call inlining before differentiation (paper 001 D-App, by inlining).
 #include "ad/fwdvec/inline_calls.h"
-#include "ir/fresh_names.h"
 
 #include "ad/strategy.h"
 #include "ir/context.h"
+#include "ir/fresh_names.h"
 #include "ir/mutator.h"
 #include "ir/substitute.h"
 
