@@ -117,8 +117,12 @@ void add_rules(CLI::App& app, int& status) {
         }
         std::ostringstream time;
         time << std::fixed << std::setprecision(2) << p.seconds << " s";
-        text << std::left << std::setw(20) << p.table << std::setw(30) << p.rule << std::setw(36)
-             << p.cite << std::setw(7) << p.domain << std::setw(18) << verdict_text(p) << time.str()
+        // A column wider than its field keeps one space before the next (long citations).
+        auto col = [](const std::string& s, std::size_t w) {
+          return s.size() < w ? s + std::string(w - s.size(), ' ') : s + " ";
+        };
+        text << col(p.table, 20) << col(p.rule, 30) << col(p.cite, 36) << col(p.domain, 7)
+             << std::left << std::setw(18) << verdict_text(p) << time.str()
              << (ok ? "" : "   <- not as expected") << "\n";
         if (!p.assumptions.empty()) {
           text << "    assuming:";
