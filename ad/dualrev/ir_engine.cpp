@@ -3,14 +3,11 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <unordered_set>
 
 #include "ad/dualrev/fork_join.h"
 #include "ad/dualrev/interp_dual.h"
 #include "ad/dualrev/parallel_split.h"
-#include "ir/context.h"
-#include "ir/syntax/printer.h"
-#include "ir/visitor.h"
+#include "ir/tensor/tensor_ops.h"
 
 namespace adlab::ad::dualrev {
 
@@ -76,14 +73,7 @@ class IrEngine : public backends::Executable {
       Recording rec(tape_);
       for (std::size_t k = 0; k < np; ++k) {
         const ir::Tensor& t = inputs[k];
-        ir::BasicTensor<Dual> d;
-        d.elem = t.elem;
-        d.storage = t.storage;
-        d.shape = t.shape;
-        d.ints = t.ints;
-        d.row_ptr = t.row_ptr;
-        d.col_idx = t.col_idx;
-        d.coords = t.coords;
+        ir::BasicTensor<Dual> d = ir::with_layout_of<Dual>(t);
         auto w = std::find(wrt_.begin(), wrt_.end(), k);
         d.values.reserve(t.values.size());
         for (double v : t.values) {
@@ -183,14 +173,7 @@ class IrEngine : public backends::Executable {
 
  private:
   static ir::Tensor primal(const ir::BasicTensor<Dual>& y) {
-    ir::Tensor t;
-    t.elem = y.elem;
-    t.storage = y.storage;
-    t.shape = y.shape;
-    t.ints = y.ints;
-    t.row_ptr = y.row_ptr;
-    t.col_idx = y.col_idx;
-    t.coords = y.coords;
+    ir::Tensor t = ir::with_layout_of<double>(y);
     t.values.reserve(y.values.size());
     for (const Dual& d : y.values) t.values.push_back(d.value());
     return t;

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "ad/sparse/interp_sparse_dual.h"
+#include "ir/tensor/tensor_ops.h"
 
 namespace adlab::ad::sparse {
 
@@ -12,20 +13,8 @@ namespace {
 // Dense Jacobian blocks beyond this many entries (2 GiB of f64) are refused: use `sparse/coo`.
 constexpr std::int64_t kDenseJacobianLimit = std::int64_t{1} << 28;
 
-template <class From, class To>
-void copy_layout(const ir::BasicTensor<From>& from, ir::BasicTensor<To>& to) {
-  to.elem = from.elem;
-  to.storage = from.storage;
-  to.shape = from.shape;
-  to.ints = from.ints;
-  to.row_ptr = from.row_ptr;
-  to.col_idx = from.col_idx;
-  to.coords = from.coords;
-}
-
 ir::Tensor primal(const ir::BasicTensor<SparseDual>& y) {
-  ir::Tensor t;
-  copy_layout(y, t);
+  ir::Tensor t = ir::with_layout_of<double>(y);
   t.values.reserve(y.values.size());
   for (const SparseDual& d : y.values) t.values.push_back(d.value());
   return t;
@@ -227,8 +216,7 @@ TangentPass tangent_pass(const ir::Function& f, const std::vector<ir::Tensor>& i
   std::vector<ir::BasicTensor<SparseDual>> args;
   for (std::size_t k = 0; k < inputs.size(); ++k) {
     const ir::Tensor& t = inputs[k];
-    ir::BasicTensor<SparseDual> d;
-    copy_layout(t, d);
+    ir::BasicTensor<SparseDual> d = ir::with_layout_of<SparseDual>(t);
     d.values.reserve(t.values.size());
     auto w = std::find(wrt.begin(), wrt.end(), k);
     if (w == wrt.end()) {

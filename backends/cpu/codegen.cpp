@@ -196,38 +196,27 @@ std::string Emitter::bound_dim(Expr d, Expr at, bool exact) {
 }
 
 namespace {
+// The <cmath> function of a one-call primitive: its IR name (ir::op_name), except sigmoid, which
+// the runtime header defines; nullptr for the primitives generated otherwise.
 const char* prim_fn(PrimOp op) {
   switch (op) {
-    case PrimOp::Exp:
-      return "exp";
-    case PrimOp::Log:
-      return "log";
-    case PrimOp::Log1p:
-      return "log1p";
-    case PrimOp::Expm1:
-      return "expm1";
-    case PrimOp::Sin:
-      return "sin";
-    case PrimOp::Cos:
-      return "cos";
-    case PrimOp::Tan:
-      return "tan";
-    case PrimOp::Tanh:
-      return "tanh";
     case PrimOp::Sigmoid:
       return "adlab_rt::sigmoid";
+    case PrimOp::Exp:
+    case PrimOp::Log:
+    case PrimOp::Log1p:
+    case PrimOp::Expm1:
+    case PrimOp::Sin:
+    case PrimOp::Cos:
+    case PrimOp::Tan:
+    case PrimOp::Tanh:
     case PrimOp::Sqrt:
-      return "sqrt";
     case PrimOp::Abs:
-      return "abs";
     case PrimOp::Lgamma:
-      return "lgamma";
     case PrimOp::Floor:
-      return "floor";
     case PrimOp::Round:
-      return "round";
     case PrimOp::Pow:
-      return "pow";
+      return op_name(op);
     default:
       return nullptr;
   }
@@ -559,14 +548,8 @@ std::string Emitter::value(Expr e) {
     }
     case NodeKind::Tuple: {
       auto* tu = e.as<Tuple>();
-      std::vector<std::string> parts;
-      for (auto x : tu->elems) {
-        std::string n = fresh("f");
-        line("const " + ctype(x->type) + " " + n + " = " + value(x) + ";");
-        parts.push_back(n);
-      }
-      std::string r = fresh("tup"), init;
-      for (std::size_t k = 0; k < parts.size(); ++k) init += (k ? ", " : "") + parts[k];
+      std::string init = operand_list(tu->elems, "f", false);
+      std::string r = fresh("tup");
       line("const " + ctype(t) + " " + r + "{" + init + "};");
       return r;
     }
@@ -580,15 +563,9 @@ std::string Emitter::value(Expr e) {
     }
     case NodeKind::Call: {
       auto* c = e.as<Call>();
-      std::vector<std::string> args;
-      for (auto a : c->args) {
-        std::string n = fresh("arg");
-        // A reference: callees take const references, so a tensor argument is not copied.
-        line("const " + ctype(a->type) + "& " + n + " = " + value(a) + ";");
-        args.push_back(n);
-      }
-      std::string r = fresh("call"), list;
-      for (std::size_t k = 0; k < args.size(); ++k) list += (k ? ", " : "") + args[k];
+      // References: callees take const references, so a tensor argument is not copied.
+      std::string list = operand_list(c->args, "arg", true);
+      std::string r = fresh("call");
       line("const " + ctype(t) + " " + r + " = " + fn_name(*c->callee) + "(" + list + ");");
       return r;
     }
@@ -597,6 +574,17 @@ std::string Emitter::value(Expr e) {
                                                kind_name(e->kind) + " of type " + type_str(t) +
                                                " in `" + expr_str(e) + "`");
   }
+}
+
+std::string Emitter::operand_list(const std::vector<Expr>& operands, const std::string& hint,
+                                  bool by_reference) {
+  std::string list;
+  for (auto x : operands) {
+    std::string n = fresh(hint);
+    line("const " + ctype(x->type) + (by_reference ? "& " : " ") + n + " = " + value(x) + ";");
+    list += (list.empty() ? "" : ", ") + n;
+  }
+  return list;
 }
 
 std::string Emitter::fn_name(const Function& f) {

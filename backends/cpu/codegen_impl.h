@@ -40,6 +40,10 @@ class Emitter {
   Scalar scalar(Expr e);
   std::string index(Expr e) { return scalar(e).v; }
   std::string value(Expr e);  // any type: a C++ expression or a variable name
+  // Each operand bound to a `const` local (a reference when `by_reference`), in order; the
+  // locals joined by ", " (the initialiser of a tuple, the arguments of a call).
+  std::string operand_list(const std::vector<Expr>& operands, const std::string& hint,
+                           bool by_reference);
   std::string bound_dim(Expr d, Expr at, bool exact);  // a dimension's value, checked
   std::string access_full(const ir::Access& a, Expr self, const std::string& t);
   std::string tensor_operand(Expr te);

@@ -586,12 +586,9 @@ std::string Emitter::scatter(const Scatter& s, Expr self) {
   ++parallel_depth;
   open_domain(s.dom, self);
   line("do {");
-  if (fl) {
-    Scalar x = scalar(s.value);
-    std::string xv = fresh("x");
-    line("const T " + xv + " = " + x.v + ";");
-    if (x.z != "false") line("if ((" + x.z + ") && " + xv + " == T(0)) break;");
-    std::vector<std::string> keys = {};
+  // The target indices, each bound to a local and bounds-checked with the interpreter's message.
+  auto checked_keys = [&] {
+    std::vector<std::string> keys;
     for (std::size_t k = 0; k < s.at.size(); ++k) {
       std::string kv = fresh("at");
       line("const i64 " + kv + " = " + index(s.at[k]) + ";");
@@ -602,6 +599,14 @@ std::string Emitter::scatter(const Scatter& s, Expr self) {
            std::to_string(k) + ");");
       keys.push_back(kv);
     }
+    return keys;
+  };
+  if (fl) {
+    Scalar x = scalar(s.value);
+    std::string xv = fresh("x");
+    line("const T " + xv + " = " + x.v + ";");
+    if (x.z != "false") line("if ((" + x.z + ") && " + xv + " == T(0)) break;");
+    std::vector<std::string> keys = checked_keys();
     if (coo) {
       line("{ auto it = " + acc + ".emplace(std::vector<i64>" + braced(keys) + ", " + xv + ");");
       line("if (!it.second) it.first->second += " + xv + "; }");
@@ -618,17 +623,7 @@ std::string Emitter::scatter(const Scatter& s, Expr self) {
     }
     std::string xv = fresh("x");
     line("const i64 " + xv + " = " + index(value) + ";");
-    std::vector<std::string> keys;
-    for (std::size_t k = 0; k < s.at.size(); ++k) {
-      std::string kv = fresh("at");
-      line("const i64 " + kv + " = " + index(s.at[k]) + ";");
-      int st = site(self, "index out of range: `" + expr_str(s.at[k]) +
-                              "` = {a} is outside [0, {b}) in `" + expr_str(self) +
-                              "` (dimension " + std::to_string(k) + ")");
-      line("adlab_rt::check(" + std::to_string(st) + ", " + kv + ", " + shape[k] + ", " +
-           std::to_string(k) + ");");
-      keys.push_back(kv);
-    }
+    std::vector<std::string> keys = checked_keys();
     std::string off = keys[0];
     for (std::size_t k = 1; k < keys.size(); ++k)
       off = "(" + off + ") * " + shape[k] + " + " + keys[k];

@@ -172,20 +172,28 @@ BasicTensor<T> to_storage(const BasicTensor<T>& t, Storage s) {
   return to_dense(t);
 }
 
-// The same tensor with floating entries converted to scalar type U (e.g. double ->
-// boost::multiprecision::cpp_bin_float_50 or float). Element type, storage and indices are kept.
+// A tensor of scalar type U with t's element type, storage, shape and indices, and no values:
+// what a non-standard interpretation (dual numbers, tangents) fills with its own entries.
 template <class U, class T>
-BasicTensor<U> convert_scalar(const BasicTensor<T>& t) {
+BasicTensor<U> with_layout_of(const BasicTensor<T>& t) {
   BasicTensor<U> out;
   out.elem = t.elem;
   out.storage = t.storage;
   out.shape = t.shape;
-  out.values.reserve(t.values.size());
-  for (const T& v : t.values) out.values.push_back(static_cast<U>(v));
   out.ints = t.ints;
   out.row_ptr = t.row_ptr;
   out.col_idx = t.col_idx;
   out.coords = t.coords;
+  return out;
+}
+
+// The same tensor with floating entries converted to scalar type U (e.g. double ->
+// boost::multiprecision::cpp_bin_float_50 or float). Element type, storage and indices are kept.
+template <class U, class T>
+BasicTensor<U> convert_scalar(const BasicTensor<T>& t) {
+  BasicTensor<U> out = with_layout_of<U>(t);
+  out.values.reserve(t.values.size());
+  for (const T& v : t.values) out.values.push_back(static_cast<U>(v));
   return out;
 }
 
