@@ -104,7 +104,10 @@ bool Capabilities::supports(Mode m) const {
 std::unique_ptr<backends::Executable> Derivative::executable(const std::string& backend,
                                                              const backends::Options& o) const {
   if (function) return backends::BackendRegistry::instance().get(backend).compile(function, o);
-  if (make_engine) return make_engine(o);
+  if (make_engine) {
+    backends::BackendRegistry::instance().get(backend);  // an unknown name is an error first
+    return make_engine(backend, o);
+  }
   throw Error("the derivative has neither a function nor an engine");
 }
 

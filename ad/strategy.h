@@ -59,11 +59,15 @@ class Unsupported : public Error {
 // or an executable engine (e.g. a tape) following the same calling convention.
 struct Derivative {
   ir::FunctionPtr function;
-  std::function<std::unique_ptr<backends::Executable>(const backends::Options&)> make_engine;
+  // An engine is told the backend it is asked to run on; one that cannot run there throws
+  // backends::Unsupported (the cell is UNSUPPORTED), never runs elsewhere under its name.
+  std::function<std::unique_ptr<backends::Executable>(const std::string& backend,
+                                                      const backends::Options&)>
+      make_engine;
   std::string notes;  // what the strategy did, for --trace
 
   bool is_function() const { return function != nullptr; }
-  // Runs on `backend` (functions) or builds the engine (engines ignore the backend name).
+  // Runs on `backend`: a function is compiled by it, an engine is built for it.
   std::unique_ptr<backends::Executable> executable(const std::string& backend,
                                                    const backends::Options& o) const;
 };

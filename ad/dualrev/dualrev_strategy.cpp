@@ -35,15 +35,16 @@ class DualrevStrategy : public Strategy {
     check_wrt_names(*f, r.wrt, "dualrev");
     reject_f32_rounding(*f, "dualrev", "Interpreter<Dual> would drop its derivative");
     Derivative d;
-    d.notes =
-        std::string("dualrev (paper 003): Interpreter<Dual> records the tape; reverse pass: ") +
-        dualrev::variant_name(v) + "\n";
+    d.notes = std::string(
+                  "dualrev (paper 003): Interpreter<Dual> (backend interp) or the generated unit "
+                  "with T = Dual (backend cpu) records the tape; reverse pass: ") +
+              dualrev::variant_name(v) + "\n";
     if (auto splits = dualrev::split_chain(*f); !splits.empty())
       d.notes += std::to_string(splits.size()) +
-                 " top-level gen/sum loop(s) run as fork-join tasks (8 chunks each; threads from "
-                 "ADLAB_THREADS)\n";
-    d.make_engine = [f, r, v](const backends::Options& o) {
-      return dualrev::make_ir_engine(f, r, v, o);
+                 " top-level gen/sum loop(s) run as fork-join tasks on interp (8 chunks each; "
+                 "threads from ADLAB_THREADS)\n";
+    d.make_engine = [f, r, v](const std::string& backend, const backends::Options& o) {
+      return dualrev::make_ir_engine(f, r, v, backend, o);
     };
     return d;
   }

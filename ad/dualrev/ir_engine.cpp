@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "ad/dualrev/compiled_dual.h"
 #include "ad/dualrev/fork_join.h"
 #include "ad/dualrev/interp_dual.h"
 #include "ad/dualrev/parallel_split.h"
@@ -45,14 +46,16 @@ DualValue concat(const std::vector<DualValue>& parts) {
 
 class IrEngine : public backends::Executable {
  public:
-  IrEngine(ir::FunctionPtr f, Request r, Variant v, const backends::Options& o)
+  IrEngine(ir::FunctionPtr f, Request r, Variant v, const std::string& backend,
+           const backends::Options& o)
       : f_(std::move(f)),
         req_(std::move(r)),
         variant_(v),
         eval_options_{o.sizes, o.count_ops, false},
         interp_(eval_options_),
         tape_(TapeOptions{engine_threads(), v != Variant::Naive}),
-        splits_(split_chain(*f_)) {
+        compiled_(backend == "cpu" ? std::make_unique<CompiledDual>(f_, o) : nullptr),
+        splits_(compiled_ ? std::vector<ParallelSplit>{} : split_chain(*f_)) {
     opts_.count_ops = o.count_ops;
     opts_.call_limit = 100'000'000;  // naive: about a second, then a clear error
     wrt_ = wrt_parameters(*f_, req_.wrt);
@@ -86,7 +89,9 @@ class IrEngine : public backends::Executable {
         }
         args.push_back(std::move(d));
       }
-      if (!splits_.empty()) {
+      if (compiled_) {
+        outs = compiled_->run(inputs, args);  // the compiled unit records on the root job
+      } else if (!splits_.empty()) {
         try {
           outs = run_split(args);
         } catch (const Error&) {
@@ -167,7 +172,8 @@ class IrEngine : public backends::Executable {
     return out;
   }
 
-  const ir::OpCounts* counts() const override { return &counts_; }
+  // Operation counts come from the interpreter; the compiled unit counts none (as backend cpu).
+  const ir::OpCounts* counts() const override { return compiled_ ? nullptr : &counts_; }
   const ResolveStats& stats() const { return stats_; }
   std::size_t jobs() const { return tape_.num_jobs(); }
 
@@ -261,6 +267,7 @@ class IrEngine : public backends::Executable {
   ir::EvalOptions eval_options_;
   ir::Interpreter<Dual> interp_;
   Tape tape_;
+  std::unique_ptr<CompiledDual> compiled_;  // backend cpu: f's unit with T = Dual
   std::vector<ParallelSplit> splits_;
   std::vector<std::unique_ptr<ir::Interpreter<Dual>>> chunk_interps_;
   ResolveOptions opts_;
@@ -272,8 +279,14 @@ class IrEngine : public backends::Executable {
 }  // namespace
 
 std::unique_ptr<backends::Executable> make_ir_engine(ir::FunctionPtr f, const Request& r, Variant v,
+                                                     const std::string& backend,
                                                      const backends::Options& o) {
-  return std::make_unique<IrEngine>(std::move(f), r, v, o);
+  if (backend != "interp" && backend != "cpu")
+    throw backends::Unsupported(f->pos,
+                                "dualrev runs on the interpreter (Interpreter<Dual>) or "
+                                "on cpu (generated code with T = Dual), not on `" +
+                                    backend + "`");
+  return std::make_unique<IrEngine>(std::move(f), r, v, backend, o);
 }
 
 const ResolveStats* last_resolve_stats(const backends::Executable& e) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "ad/dualrev/tape.h"
 #include "ad/strategy.h"
@@ -10,7 +11,10 @@
 namespace adlab::ad::dualrev {
 
 // Gradient, vjp or jacobian of f (calling conventions of ad/strategy.h) in the given stage.
+// On backend "interp" Interpreter<Dual> records; on "cpu" f's generated unit with T = Dual does
+// (one job: the unit runs without OpenMP); other backends are backends::Unsupported.
 std::unique_ptr<backends::Executable> make_ir_engine(ir::FunctionPtr f, const Request& r, Variant v,
+                                                     const std::string& backend,
                                                      const backends::Options& o);
 
 // The reverse-pass statistics of the last run of an engine made by make_ir_engine (tests).

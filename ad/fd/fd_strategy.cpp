@@ -17,10 +17,10 @@ struct Coord {
 
 class FdExecutable : public backends::Executable {
  public:
-  FdExecutable(ir::FunctionPtr f, Request r, backends::Options o)
+  FdExecutable(ir::FunctionPtr f, Request r, const std::string& backend, backends::Options o)
       : f_(std::move(f)),
         req_(std::move(r)),
-        primal_(backends::BackendRegistry::instance().get("interp").compile(f_, [&] {
+        primal_(backends::BackendRegistry::instance().get(backend).compile(f_, [&] {
           auto po = o;
           po.scalar_type = "double";
           po.count_ops = true;
@@ -117,14 +117,18 @@ class FdExecutable : public backends::Executable {
     return out;
   }
 
-  const ir::OpCounts* counts() const override { return &counts_; }
+  // The primal runs' counts, when the backend counts (the interpreter does, cpu does not).
+  const ir::OpCounts* counts() const override { return counted_ ? &counts_ : nullptr; }
 
  private:
   static double step() { return std::cbrt(1.1102230246251565e-16); }
 
   std::vector<ir::Tensor> eval(const std::vector<ir::Tensor>& x) {
     auto y = primal_->run(x);
-    if (const auto* c = primal_->counts()) counts_ += *c;
+    if (const auto* c = primal_->counts()) {
+      counts_ += *c;
+      counted_ = true;
+    }
     return y;
   }
 
@@ -162,6 +166,7 @@ class FdExecutable : public backends::Executable {
   std::unique_ptr<backends::Executable> primal_;
   std::vector<std::size_t> wrt_;
   ir::OpCounts counts_;
+  bool counted_ = false;
 };
 
 class FdStrategy : public Strategy {
@@ -185,8 +190,8 @@ class FdStrategy : public Strategy {
         throw Error(f->pos, "`" + f->name + "` has no parameter `" + w + "`");
     Derivative d;
     d.notes = "central differences in double, h = cbrt(u) max(1, |x|)";
-    d.make_engine = [f, r](const backends::Options& o) {
-      return std::make_unique<FdExecutable>(f, r, o);
+    d.make_engine = [f, r](const std::string& backend, const backends::Options& o) {
+      return std::make_unique<FdExecutable>(f, r, backend, o);
     };
     return d;
   }

@@ -44,7 +44,12 @@ class SparseStrategy : public Strategy {
         "sparse (paper 004): tensorised forward mode D_tau run by Interpreter<SparseDual>; tau = "
         "the stored entries of the differentiated parameters, seeded by onehot (one coordinate "
         "per stored entry; a sparse parameter's gradient is restricted to its pattern)\n";
-    d.make_engine = [f, r, layout](const backends::Options& o) {
+    d.make_engine = [f, r, layout](const std::string& backend, const backends::Options& o) {
+      if (backend != "interp")
+        throw backends::Unsupported(f->pos,
+                                    "sparse runs on the interpreter only (its SparseDual "
+                                    "values have no compiled form), not on `" +
+                                        backend + "`");
       return sparse::make_tangent_engine(f, r, layout, o);
     };
     return d;

@@ -157,15 +157,23 @@ TEST_CASE("a derivative function runs on the interp backend: gradient of sum of 
                     Catch::Matchers::StartsWith("error: unknown backend `gpu` (known: "));
 }
 
-TEST_CASE("a derivative engine ignores the backend name", "[unit]") {
+TEST_CASE("a derivative engine is built for the backend it is asked to run on", "[unit]") {
   Derivative d;
-  d.make_engine = [](const backends::Options& o) {
+  std::string asked;
+  d.make_engine = [&asked](const std::string& backend, const backends::Options& o) {
+    asked = backend;
     Derivative inner{program("sum_sq"), nullptr, ""};
-    return inner.executable("interp", o);
+    return inner.executable(backend, o);
   };
   CHECK_FALSE(d.is_function());
-  auto out = d.executable("no-such-backend", {})->run({ir::dense_f64({2}, {3, 4})});
+  auto out = d.executable("interp", {})->run({ir::dense_f64({2}, {3, 4})});
   CHECK(out.at(0).values == std::vector<double>{25.0});
+  CHECK(asked == "interp");
+  // An unknown backend is an error before any engine is built, never a silent interp run.
+  asked.clear();
+  CHECK_THROWS_WITH(d.executable("no-such-backend", {}),
+                    Catch::Matchers::StartsWith("error: unknown backend `no-such-backend`"));
+  CHECK(asked.empty());
   CHECK_THROWS_MATCHES(
       Derivative{}.executable("interp", {}), Error,
       Catch::Matchers::Message("error: the derivative has neither a function nor an engine"));

@@ -196,12 +196,13 @@ std::string Emitter::bound_dim(Expr d, Expr at, bool exact) {
 }
 
 namespace {
-// The <cmath> function of a one-call primitive: its IR name (ir::op_name), except sigmoid, which
-// the runtime header defines; nullptr for the primitives generated otherwise.
+// The <cmath> function of a one-call primitive: its IR name (ir::op_name), called unqualified so
+// that a scalar type's own overload wins (sigmoid's generic form is the runtime header's);
+// nullptr for the primitives generated otherwise.
 const char* prim_fn(PrimOp op) {
   switch (op) {
     case PrimOp::Sigmoid:
-      return "adlab_rt::sigmoid";
+      return "sigmoid";
     case PrimOp::Exp:
     case PrimOp::Log:
     case PrimOp::Log1p:
@@ -359,7 +360,7 @@ Scalar Emitter::scalar(Expr e) {
         if (!is_float(p->args[0]->type.elem)) return {index(p->args[0])};
         std::string x = scalar(p->args[0]).v;
         int s = site(e, "i64(...) of a value that is not a representable integer");
-        line("const double " + r + "_d = static_cast<double>(" + x + ");");
+        line("const double " + r + "_d = adlab_rt::to_double(" + x + ");");
         line("if (!std::isfinite(" + r + "_d) || std::fabs(" + r + "_d) > 9.2e18) adlab_rt::fail(" +
              std::to_string(s) + ", adlab_rt::kConvert);");
         line("const i64 " + r + " = static_cast<i64>(" + r + "_d);");
@@ -768,6 +769,7 @@ Unit generate(const Function& f) {
   em.line(
       "using std::exp, std::log, std::log1p, std::expm1, std::sin, std::cos, std::tan, std::tanh;");
   em.line("using std::sqrt, std::abs, std::lgamma, std::floor, std::round, std::pow;");
+  em.line("using adlab_rt::sigmoid;");
   em.line("[[maybe_unused]] const adlab_rt::Services* services = nullptr;");
   std::vector<const Function*> callees;
   std::unordered_set<const Function*> seen;
@@ -796,7 +798,8 @@ Unit generate(const Function& f) {
     if (pt.is_tuple()) throw Unsupported(f.pos, "cpu backend: tuple parameters are not supported");
     if (pt.dims.empty())
       em.line("const " + Emitter::ctype(pt) + " " + n + " = " +
-              (is_float(pt.elem) ? "T(" + src + ".values[0])" : src + ".ints[0]") + ";");
+              (is_float(pt.elem) ? "adlab_rt::scalar_param<T>(" + src + ")" : src + ".ints[0]") +
+              ";");
     else
       em.line("const " + Emitter::ctype(pt) + " " + n + " = " +
               (is_float(pt.elem) ? "adlab_rt::param<T>(" + src + ")"
@@ -822,6 +825,7 @@ Unit generate(const Function& f) {
   em.line("}");
   em.line("return 0;");
   em.line("}");
+  em.line("extern \"C\" i64 adlab_scalar_bytes() { return static_cast<i64>(sizeof(T)); }");
   em.finish();
   return std::move(em.unit);
 }

@@ -703,7 +703,7 @@ bool Emitter::try_contraction(const ir::Gen& g, Expr self, std::string& out) {
   line("adlab_rt::Tensor<T> " + res + ";");
   movable.insert(res);
   line("bool " + done + " = false;");
-  line("if constexpr (std::is_same_v<T, double>) {");
+  line("if (adlab_rt::kernel_type<T>) {");
   std::string fits =
       A + ".shape[0] == " + n + " && " + A + ".shape[1] == " + p + " && " + B + ".shape[0] == " + p;
   if (matrix) fits += " && " + B + ".shape[1] == " + mcols;
@@ -716,11 +716,12 @@ bool Emitter::try_contraction(const ir::Gen& g, Expr self, std::string& out) {
           : std::string("adlab_rt::dense<T>(");
   if (matrix) {
     line(res + " = " + alloc + "{" + n + ", " + mcols + "});");
-    line("services->gemm(" + A + ".p, " + B + ".p, " + res + ".w, " + n + ", " + p + ", " + mcols +
-         ");");
+    line("adlab_rt::gemm(services, " + A + ".p, " + B + ".p, " + res + ".w, " + n + ", " + p +
+         ", " + mcols + ");");
   } else {
     line(res + " = " + alloc + "{" + n + "});");
-    line("services->gemv(" + A + ".p, " + B + ".p, " + res + ".w, " + n + ", " + p + ");");
+    line("adlab_rt::gemv(services, " + A + ".p, " + B + ".p, " + res + ".w, " + n + ", " + p +
+         ");");
   }
   line(done + " = true;");
   line("}");

@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "backends/cpu/codegen.h"
 
@@ -29,6 +30,19 @@ class Library {
   void* handle_;
 };
 
+// The scalar type a unit is instantiated with (`using T = ...`; issue 10 item 4). Builtin types
+// need only the name; another type names the header that defines it, the directories its
+// includes are found in, and the text its headers hold, which joins the cache key so that a
+// changed type never loads a stale object.
+struct ScalarType {
+  std::string name;  // double, float, or e.g. adlab::ad::dualrev::Dual
+  std::string header;
+  std::vector<std::string> include_dirs;
+  std::string key_text;
+  bool openmp = true;  // off for a type that records on a per-thread tape
+  static ScalarType builtin(const std::string& name) { return ScalarType{name, "", {}, "", true}; }
+};
+
 struct Built {
   std::shared_ptr<Library> library;
   std::string object_path;
@@ -38,7 +52,7 @@ struct Built {
 
 // Compiles (or finds in the cache) and loads `unit`; `keep_source`: a directory to copy the
 // source into. Compiler errors become adlab::Error naming the generated line and IR statement.
-Built build(const Unit& unit, const std::string& function_name, const std::string& scalar_type,
+Built build(const Unit& unit, const std::string& function_name, const ScalarType& scalar,
             const CompilerConfig& config, const std::string& keep_source);
 
 // The runtime header's text (embedded at build time).

@@ -36,6 +36,9 @@ struct RunState {
   std::vector<ir::Tensor> reuse;             // the caller's previous outputs
   std::vector<std::vector<double>> buffers;  // by result index
   std::vector<ir::Tensor> out;
+  std::vector<std::vector<unsigned char>> typed;  // T entries by result index (typed runs)
+  std::int64_t scalar_bytes = 0;
+  bool typed_mismatch = false;
 };
 
 double* result_buffer(void* ctx, std::int64_t k, std::int64_t n) {
@@ -77,7 +80,20 @@ void receive(void* ctx, int storage, int is_float, std::int64_t rank, const std:
   st->out.push_back(std::move(t));
 }
 
-class CpuExecutable : public Executable {
+// A floating result's T entries, kept by the index the next `receive` gives the result.
+void receive_scalars(void* ctx, const void* values, std::int64_t n, std::int64_t elem_bytes) {
+  auto* st = static_cast<RunState*>(ctx);
+  if (elem_bytes != st->scalar_bytes || n < 0) {
+    st->typed_mismatch = true;
+    return;
+  }
+  const std::size_t k = st->out.size();
+  if (st->typed.size() <= k) st->typed.resize(k + 1);
+  const auto* b = static_cast<const unsigned char*>(values);
+  st->typed[k].assign(b, b + n * elem_bytes);
+}
+
+class CpuExecutable : public Executable, public cpu::TypedExecutable {
  public:
   CpuExecutable(ir::FunctionPtr f, const Options& o, cpu::Unit unit, cpu::Built built)
       : f_(std::move(f)), options_(o), unit_(std::move(unit)), built_(std::move(built)) {
@@ -96,17 +112,60 @@ class CpuExecutable : public Executable {
       outputs = run(inputs);
       return;
     }
-    const ir::Function& f = *f_;
-    auto sizes = bind_sizes(f, inputs);
-    std::vector<adlab_rt::InArg> args;
-    for (const auto& t : inputs)
-      args.push_back(adlab_rt::InArg{static_cast<int>(t.storage), ir::is_float(t.elem) ? 1 : 0,
-                                     t.rank(), t.shape.data(), t.values.data(), t.ints.data(),
-                                     t.row_ptr.data(), t.col_idx.data(), t.coords.data(), t.nnz()});
     RunState state;
     state.reuse = std::move(outputs);
     outputs.clear();
-    adlab_rt::OutSink sink{&state, &receive};
+    invoke(inputs, {}, state);
+    outputs = std::move(state.out);
+  }
+
+  void run_typed(const std::vector<ir::Tensor>& inputs, const std::vector<const void*>& scalars,
+                 std::vector<ir::Tensor>& results,
+                 std::vector<std::vector<unsigned char>>& typed) override {
+    if (scalars.size() != inputs.size())
+      throw InternalError("cpu backend: one scalar array per input expected");
+    RunState state;
+    state.scalar_bytes = scalar_bytes_;
+    invoke(inputs, scalars, state);
+    if (state.typed_mismatch)
+      throw InternalError("cpu backend: a result's entries are not of the unit's scalar type");
+    state.typed.resize(state.out.size());
+    for (std::size_t k = 0; k < state.out.size(); ++k)
+      if (ir::is_float(state.out[k].elem) &&
+          state.typed[k].size() != state.out[k].values.size() * scalar_bytes_)
+        throw InternalError("cpu backend: result " + std::to_string(k) +
+                            " came back without its scalar entries");
+    results = std::move(state.out);
+    typed = std::move(state.typed);
+  }
+
+  // Checks that the unit's T has the width a typed caller passes (adlab_scalar_bytes).
+  void expect_scalar_bytes(std::size_t bytes) {
+    using BytesFn = std::int64_t (*)();
+    auto fn = reinterpret_cast<BytesFn>(built_.library->symbol("adlab_scalar_bytes"));
+    if (!fn || fn() != static_cast<std::int64_t>(bytes))
+      throw InternalError("cpu backend: the compiled unit's scalar type is not " +
+                          std::to_string(bytes) + " bytes wide");
+    scalar_bytes_ = static_cast<std::int64_t>(bytes);
+  }
+
+ private:
+  // Binds the sizes, runs the unit (with T entries where `scalars` has them) and turns a failure
+  // into adlab::Error at its IR position.
+  void invoke(const std::vector<ir::Tensor>& inputs, const std::vector<const void*>& scalars,
+              RunState& state) {
+    const ir::Function& f = *f_;
+    auto sizes = bind_sizes(f, inputs);
+    std::vector<adlab_rt::InArg> args;
+    for (std::size_t k = 0; k < inputs.size(); ++k) {
+      const ir::Tensor& t = inputs[k];
+      const void* typed = k < scalars.size() && ir::is_float(t.elem) ? scalars[k] : nullptr;
+      args.push_back(adlab_rt::InArg{static_cast<int>(t.storage), ir::is_float(t.elem) ? 1 : 0,
+                                     t.rank(), t.shape.data(), t.values.data(), t.ints.data(),
+                                     t.row_ptr.data(), t.col_idx.data(), t.coords.data(), t.nnz(),
+                                     typed});
+    }
+    adlab_rt::OutSink sink{&state, &receive, scalars.empty() ? nullptr : &receive_scalars};
     adlab_rt::Failure failure{};
     adlab_rt::Services services{&cpu::gemm, &cpu::gemv, &state, &result_buffer};
     int rc = entry_(args.data(), sizes.data(), &sink, &failure, &services);
@@ -126,10 +185,8 @@ class CpuExecutable : public Executable {
                   "cpu backend: the compiled code of `" + f.name + "` failed (out of memory?)");
     for (std::size_t k = 0; k < state.out.size() && k < f.results.size(); ++k)
       state.out[k].elem = f.results[k]->type.elem;
-    outputs = std::move(state.out);
   }
 
- private:
   // The interpreter's parameter binding (ir/interp): kinds, ranks, storage and sizes.
   std::vector<std::int64_t> bind_sizes(const ir::Function& f, const std::vector<ir::Tensor>& args) {
     if (args.size() != f.params.size())
@@ -247,7 +304,14 @@ class CpuExecutable : public Executable {
   cpu::Unit unit_;
   cpu::Built built_;
   EntryFn entry_ = nullptr;
+  std::int64_t scalar_bytes_ = 0;
 };
+
+void reject_tuple_parameters(const ir::Function& f) {
+  for (const auto& p : f.params)
+    if (p->type.is_tuple())
+      throw Unsupported(f.pos, "cpu backend: tuple parameters are not supported");
+}
 
 class CpuBackend : public Backend {
  public:
@@ -260,12 +324,10 @@ class CpuBackend : public Backend {
     if (o.scalar_type != "double" && o.scalar_type != "float")
       throw Unsupported(f->pos, "backend cpu: scalar type `" + o.scalar_type +
                                     "` is not supported (double, float)");
-    for (const auto& p : f->params)
-      if (p->type.is_tuple())
-        throw Unsupported(f->pos, "cpu backend: tuple parameters are not supported");
+    reject_tuple_parameters(*f);
     cpu::Unit unit = cpu::generate(*f);
-    auto built = cpu::build(unit, f->name, o.scalar_type, cpu::CompilerConfig::from_environment(),
-                            o.keep_source);
+    auto built = cpu::build(unit, f->name, cpu::ScalarType::builtin(o.scalar_type),
+                            cpu::CompilerConfig::from_environment(), o.keep_source);
     return std::make_unique<CpuExecutable>(f, o, std::move(unit), std::move(built));
   }
 };
@@ -274,6 +336,19 @@ class CpuBackend : public Backend {
 
 std::unique_ptr<Backend> make_cpu_backend() {
   return std::make_unique<CpuBackend>();
+}
+
+std::unique_ptr<cpu::TypedExecutable> cpu::compile_typed(const ir::FunctionPtr& f,
+                                                         const ScalarType& type,
+                                                         std::size_t scalar_bytes,
+                                                         const Options& o) {
+  reject_tuple_parameters(*f);
+  cpu::Unit unit = cpu::generate(*f);
+  auto built =
+      cpu::build(unit, f->name, type, cpu::CompilerConfig::from_environment(), o.keep_source);
+  auto exe = std::make_unique<CpuExecutable>(f, o, std::move(unit), std::move(built));
+  exe->expect_scalar_bytes(scalar_bytes);
+  return exe;
 }
 
 }  // namespace adlab::backends

@@ -321,12 +321,12 @@ HarnessResult run_harness(const std::vector<ir::Suite>& suites, const HarnessOpt
       for (std::size_t mi = 0; mi < std::max<std::size_t>(modes.size(), 1); ++mi) {
         std::string mode = modes.empty() ? "-" : ad::mode_name(modes[mi]);
         bool engine = !caps.emits_ir;
-        std::vector<std::string> bs = engine ? std::vector<std::string>{"interp"} : backend_names;
-        for (const auto& b : bs) {
+        for (const auto& b : backend_names) {
           Cell cell;
           cell.entry = e.id();
           cell.strategy = std::string(s->name());
-          cell.backend = engine ? "engine" : b;
+          // An engine is built for the backend (decision 97); the label says which kind ran.
+          cell.backend = engine ? "engine/" + b : b;
           cell.mode = mode;
           if (!entry_error.empty()) {
             cell.status = Status::Error;

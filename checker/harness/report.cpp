@@ -77,7 +77,7 @@ nlohmann::json to_json(const HarnessResult& r, const HarnessOptions& o) {
 }
 
 void print_table(std::ostream& os, const HarnessResult& r) {
-  os << std::left << std::setw(40) << "entry" << std::setw(10) << "strategy" << std::setw(8)
+  os << std::left << std::setw(40) << "entry" << std::setw(10) << "strategy" << std::setw(15)
      << "backend" << std::setw(9) << "mode" << std::setw(12) << "status" << std::right
      << std::setw(11) << "error" << std::setw(11) << "tolerance" << std::setw(9) << "ratio"
      << std::setw(8) << "slope"
@@ -87,7 +87,7 @@ void print_table(std::ostream& os, const HarnessResult& r) {
     ++tally[status_name(c.status)];
     std::string status = status_name(c.status);
     if (c.expected_kink) status += "*";  // the self-test's expected outcome
-    os << std::left << std::setw(40) << c.entry << std::setw(10) << c.strategy << std::setw(8)
+    os << std::left << std::setw(40) << c.entry << std::setw(10) << c.strategy << std::setw(15)
        << c.backend << std::setw(9) << c.mode << std::setw(12) << status << std::right
        << std::scientific << std::setprecision(2) << std::setw(11) << c.worst_error << std::setw(11)
        << c.tolerance << std::fixed;

@@ -110,9 +110,9 @@ class OracleStrategy : public ad::Strategy {
       out.function = d;
       return out;
     }
-    out.make_engine = [d, corrupt = corrupt_,
-                       results = f->results.size()](const backends::Options& o) {
-      auto inner = backends::BackendRegistry::instance().get("interp").compile(d, o);
+    out.make_engine = [d, corrupt = corrupt_, results = f->results.size()](
+                          const std::string& backend, const backends::Options& o) {
+      auto inner = backends::BackendRegistry::instance().get(backend).compile(d, o);
       return std::make_unique<CorruptedExecutable>(std::move(inner), results, corrupt);
     };
     return out;
@@ -133,11 +133,11 @@ class ThrowingStrategy : public ad::Strategy {
   ad::Derivative differentiate(const ir::FunctionPtr& f, const ad::Request& r) const override {
     ad::Derivative d = fd_->differentiate(f, r);
     auto make = d.make_engine;
-    d.make_engine = [make](const backends::Options& o) {
+    d.make_engine = [make](const std::string& backend, const backends::Options& o) {
       Corruption boom = [](const std::vector<ir::Tensor>&, std::vector<ir::Tensor>&, std::size_t) {
         throw std::runtime_error("test_throws: the engine broke down");
       };
-      return std::make_unique<CorruptedExecutable>(make(o), 0, boom);
+      return std::make_unique<CorruptedExecutable>(make(backend, o), 0, boom);
     };
     return d;
   }
@@ -339,7 +339,7 @@ TEST_CASE("the uncorrupted oracle passes every smooth entry", "[unit]") {
     check_passes(cell(r, "/relu_far", s));
   }
   CHECK(cell(r, "/sinx", "test_oracle").backend == "interp");  // a function on a backend
-  CHECK(cell(r, "/sinx", "test_oracle_engine").backend == "engine");
+  CHECK(cell(r, "/sinx", "test_oracle_engine").backend == "engine/interp");
   CHECK(cell(r, "/sinmv", "test_oracle").mode == "jacobian");
 }
 

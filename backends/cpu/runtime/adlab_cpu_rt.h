@@ -35,6 +35,9 @@ struct InArg {
   const i64* col_idx;
   const i64* coords;
   i64 nnz;
+  // Entries already of the unit's scalar type T (a caller's dual numbers, say), used instead of
+  // `values` when set; adlab checks sizeof(T) against adlab_scalar_bytes() first.
+  const void* scalars;
 };
 
 // Receives one result: the unit writes dense or sparse arrays through these callbacks.
@@ -43,6 +46,9 @@ struct OutSink {
   void (*put)(void* ctx, int storage, int is_float, i64 rank, const i64* shape,
               const double* values, const i64* ints, i64 n, const i64* row_ptr, const i64* col_idx,
               const i64* coords, i64 nnz);
+  // When set, a floating result of a scalar type other than double is also handed over as it
+  // is (n entries of elem_bytes each), just before `put` receives it converted to double.
+  void (*put_scalars)(void* ctx, const void* values, i64 n, i64 elem_bytes);
 };
 
 // Prebuilt contraction kernels (Eigen, linked into adlab): C[m, n] = A[m, k] * B[k, n]; and
@@ -53,6 +59,19 @@ struct Services {
   void* ctx;
   double* (*result)(void* ctx, i64 k, i64 n);
 };
+
+// The contraction kernels take double: a unit of another T keeps its loops. The calls are
+// templates so that they compile, and are never reached, for any other T.
+template <class T>
+inline constexpr bool kernel_type = std::is_same_v<T, double>;
+template <class T>
+void gemm(const Services* s, const T* a, const T* b, T* c, i64 m, i64 k, i64 n) {
+  if constexpr (kernel_type<T>) s->gemm(a, b, c, m, k, n);
+}
+template <class T>
+void gemv(const Services* s, const T* a, const T* x, T* y, i64 m, i64 n) {
+  if constexpr (kernel_type<T>) s->gemv(a, x, y, m, n);
+}
 
 // A failure at an IR site: adlab formats the message from the site and these numbers.
 struct Failure {
@@ -212,6 +231,7 @@ Tensor<T> param(const InArg& a) {
   if constexpr (std::is_same_v<T, double>) {
     return view<T>(a, a.values);
   } else {
+    if (a.scalars) return view<T>(a, static_cast<const T*>(a.scalars));
     Tensor<T> t = view<T>(a, nullptr);
     i64 n = a.storage == kDense ? t.numel() : a.nnz;
     t.own.resize(static_cast<std::size_t>(n));
@@ -226,6 +246,24 @@ Tensor<T> param(const InArg& a) {
     t.repoint();
     return t;
   }
+}
+
+// A floating scalar argument as a T (the caller's own entry when it passes T's).
+template <class T>
+T scalar_param(const InArg& a) {
+  if constexpr (!std::is_same_v<T, double>)
+    if (a.scalars) return *static_cast<const T*>(a.scalars);
+  return T(a.values[0]);
+}
+
+// The value of a T as a double: a cast for builtin types, else the type's convert_to<double>()
+// (a dual number's value; its derivative is dropped, as by i64(...) in the interpreter).
+template <class T>
+double to_double(const T& x) {
+  if constexpr (std::is_arithmetic_v<T>)
+    return static_cast<double>(x);
+  else
+    return x.template convert_to<double>();
 }
 
 inline i64 check(int site, i64 i, i64 n, i64 dim) {
@@ -429,8 +467,9 @@ void put(OutSink* sink, const Tensor<E>& t) {
   if constexpr (std::is_same_v<E, double>) {
     vp = t.p;  // adlab copies it once
   } else if constexpr (fl) {
+    if (sink->put_scalars) sink->put_scalars(sink->ctx, t.p, n, static_cast<i64>(sizeof(E)));
     vals.resize(static_cast<std::size_t>(n));
-    for (i64 k = 0; k < n; ++k) vals[static_cast<std::size_t>(k)] = static_cast<double>(t.p[k]);
+    for (i64 k = 0; k < n; ++k) vals[static_cast<std::size_t>(k)] = to_double(t.p[k]);
     vp = vals.data();
   } else {
     ip = t.p;
@@ -483,9 +522,11 @@ struct ParallelFailure {
   }
 };
 
+// Unqualified exp: a scalar type's own exp is found by argument-dependent lookup.
 template <class T>
 T sigmoid(T x) {
-  return T(1) / (T(1) + std::exp(T(-x)));
+  using std::exp;
+  return T(1) / (T(1) + exp(T(-x)));
 }
 
 }  // namespace adlab_rt

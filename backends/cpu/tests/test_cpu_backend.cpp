@@ -150,8 +150,8 @@ TEST_CASE("cpu: the cache finds a compiled unit again", "[cpu]") {
   use_temp_cache();
   auto unit = cpu::generate(*function("pairs"));
   auto config = cpu::CompilerConfig::from_environment();
-  cpu::build(unit, "pairs", "double", config, "");
-  auto again = cpu::build(unit, "pairs", "double", config, "");
+  cpu::build(unit, "pairs", cpu::ScalarType::builtin("double"), config, "");
+  auto again = cpu::build(unit, "pairs", cpu::ScalarType::builtin("double"), config, "");
   CHECK(again.cache_hit);
   CHECK(again.seconds < 0.01);
 }
@@ -162,7 +162,7 @@ TEST_CASE("cpu: a compiler error names the generated line and the IR statement",
   auto config = cpu::CompilerConfig::from_environment();
   config.flags = "-O0 -Dservices=1";  // breaks one generated declaration
   try {
-    cpu::build(unit, "dot", "double", config, "");
+    cpu::build(unit, "dot", cpu::ScalarType::builtin("double"), config, "");
     FAIL("no error");
   } catch (const Error& e) {
     CHECK_THAT(e.message(), Catch::StartsWith("cpu backend: the generated C++ did not compile"));
@@ -203,8 +203,8 @@ func tri(A: f64[n, n], B: f64[n, n]) -> f64[n, n] {
   both("mm", {a, b});
   both("mv", {a, x});
   both("tri", {a, a});
-  CHECK(cpu::generate(*m.entry("mm")).source.find("services->gemm") != std::string::npos);
-  CHECK(cpu::generate(*m.entry("mv")).source.find("services->gemv") != std::string::npos);
+  CHECK(cpu::generate(*m.entry("mm")).source.find("adlab_rt::gemm(services") != std::string::npos);
+  CHECK(cpu::generate(*m.entry("mv")).source.find("adlab_rt::gemv(services") != std::string::npos);
   CHECK(cpu::generate(*m.entry("tri")).source.find("services->") == std::string::npos);
 }
 
