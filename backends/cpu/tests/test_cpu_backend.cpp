@@ -152,8 +152,7 @@ TEST_CASE("cpu: the cache finds a compiled unit again", "[cpu]") {
   auto config = cpu::CompilerConfig::from_environment();
   cpu::build(unit, "pairs", cpu::ScalarType::builtin("double"), config, "");
   auto again = cpu::build(unit, "pairs", cpu::ScalarType::builtin("double"), config, "");
-  CHECK(again.cache_hit);
-  CHECK(again.seconds < 0.01);
+  CHECK(again.cache_hit);  // its time is a benchmark's (adlab_bench_cpu_compile), not a test's
 }
 
 TEST_CASE("cpu: a compiler error names the generated line and the IR statement", "[cpu]") {
