@@ -26,8 +26,8 @@ Expr placeholder(const std::string& name) {
 
 // The local term's placeholders and what they stand for.
 struct Local {
-  std::unordered_map<Expr, Expr, ExprHash> value;    // coefficient placeholder -> its term
-  std::unordered_map<Expr, Expr, ExprHash> tangent;  // tangent placeholder -> its operand
+  std::unordered_map<Expr, Expr, ExprHash> value;           // coefficient placeholder -> its term
+  std::unordered_map<Expr, Expr, ExprHash> tangent;         // tangent placeholder -> its operand
   std::unordered_map<Expr, std::size_t, ExprHash> partial;  // black-box partial -> argument
   Expr prim, stored;                                        // for the partials
 };
@@ -74,8 +74,8 @@ Expr tangent_of(const Local& l, Expr t) {
 
 // Rewrites the local term one root step at a time until every summand is `c * tangent`, moving
 // the brackets and sums the rules put outside a summand into its context.
-void split(rewrite::Engine& engine, const Local& l, Expr t, const SourcePos& at,
-           OperandAdjoint ctx, std::vector<OperandAdjoint>& out) {
+void split(rewrite::Engine& engine, const Local& l, Expr t, const SourcePos& at, OperandAdjoint ctx,
+           std::vector<OperandAdjoint>& out) {
   if (auto* b = t.as<Binary>()) {
     if (b->op == BinaryOp::Add) {
       split(engine, l, b->a, at, ctx, out);
@@ -179,8 +179,8 @@ std::vector<OperandAdjoint> LocalAdjoint::operator()(Expr e, Expr g, Expr stored
     }
     case NodeKind::Iverson: {  // (6.10) d([p] e) = [p] de
       auto* iv = e.as<Iverson>();
-      redex = tangent_(Iverson::make(iv->pred, value("α", iv->body)), tangent("δa", iv->body),
-                       Expr());
+      redex =
+          tangent_(Iverson::make(iv->pred, value("α", iv->body)), tangent("δa", iv->body), Expr());
       break;
     }
     case NodeKind::Reduce: {  // (6.11) d(sum[j] e) = sum[j] de, one index at a time
@@ -200,8 +200,8 @@ std::vector<OperandAdjoint> LocalAdjoint::operator()(Expr e, Expr g, Expr stored
         Expr term = Binary::make(BinaryOp::Mul, gs,
                                  Reduce::make(ReduceOp::Sum, one, Access::make(dj, {j})));
         auto parts = collect(term);
-        ADLAB_CHECK(parts.size() == 1 && parts[0].binders.size() == 1 &&
-                    parts[0].atoms.empty() && parts[0].adjoint == g)
+        ADLAB_CHECK(parts.size() == 1 && parts[0].binders.size() == 1 && parts[0].atoms.empty() &&
+                    parts[0].adjoint == g)
             << "adj-sum must broadcast g over " << var_name(j);
         whole.binders.push_back(parts[0].binders[0]);
       }
@@ -211,8 +211,8 @@ std::vector<OperandAdjoint> LocalAdjoint::operator()(Expr e, Expr g, Expr stored
       break;
   }
   if (!redex.defined())
-    throw Unsupported(at, std::string("iverson: no adjoint rule for `") + kind_name(e->kind) +
-                              "` in Tensor SSA");
+    throw Unsupported(
+        at, std::string("iverson: no adjoint rule for `") + kind_name(e->kind) + "` in Tensor SSA");
   return collect(Binary::make(BinaryOp::Mul, gp, redex));
 }
 

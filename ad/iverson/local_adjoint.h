@@ -2,8 +2,9 @@
 // rewrite engine: for a node `e` with output adjoint `g`, the node's tangent is obtained from the
 // forward rules (local_tangent.h) with a placeholder for each operand's tangent, and `g * tangent`
 // is rewritten with the `iverson-adjoint` table (the rule objects `adlab rules` proves) until
-// every summand is `coefficient * placeholder`; the coefficients are the operands' adjoints. The structural part (statements in reverse, reads,
-// fan-out statements, summation elimination) stays in transpose.cpp.
+// every summand is `coefficient * placeholder`; the coefficients are the operands' adjoints. The
+// structural part (statements in reverse, reads, fan-out statements, summation elimination) stays
+// in transpose.cpp.
 #pragma once
 
 #include <functional>

@@ -111,10 +111,8 @@ TEST_CASE("paper 000 (6.17): the local adjoint of a product is the engine's adj-
   CHECK(local.trace().back().rule == "adj-sub");
 }
 
-TEST_CASE("paper 000 (6.25), (6.26): brackets and sums move into the operand's context",
-          "[unit]") {
-  auto f = parse_one_function(
-      "func f(x: f64[n]) -> f64 { return sum[i < n] [i < 3] * x[i] }", "f");
+TEST_CASE("paper 000 (6.25), (6.26): brackets and sums move into the operand's context", "[unit]") {
+  auto f = parse_one_function("func f(x: f64[n]) -> f64 { return sum[i < n] [i < 3] * x[i] }", "f");
   using namespace ir;
   Expr body = f->results[0];
   iverson::LocalAdjoint local;

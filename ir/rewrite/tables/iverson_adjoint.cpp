@@ -11,7 +11,9 @@ namespace adlab::ir::rewrite {
 const RuleTable& iverson_adjoint_table() {
   using D = RuleDomain;
   static const RuleTable t = make_table(
-      "iverson-adjoint", "paper 000 adjoint rules (6.14)-(6.28) as inner-product identities; (6.15)-(6.18), (6.25), (6.26) applied by the iverson strategy",
+      "iverson-adjoint",
+      "paper 000 adjoint rules (6.14)-(6.28) as inner-product identities; (6.15)-(6.18), (6.25), "
+      "(6.26) applied by the iverson strategy",
       {
           {.name = "adj-neg",
            .lhs = "?e * -?e1",
@@ -27,7 +29,7 @@ const RuleTable& iverson_adjoint_table() {
            .lhs = "?e * (?e3 / ?e2 - (?e1 * ?e4) / ?e2)",
            .rhs = "(?e / ?e2) * ?e3 + -((?e * ?e1) / ?e2) * ?e4",
            .domain = D::Real,
-           .cite = "000 (6.17) for a / b, ?e1 = a / b: adjoint (g / b, -(g (a / b)) / b)",
+           .cite = "000 (6.17) for a / b: adjoint (g / b, -(g (a / b)) / b)",
            .note = "before adj-sub, whose pattern also matches"},
           {.name = "adj-add",
            .lhs = "?e * (?e1 + ?e2)",
@@ -43,7 +45,7 @@ const RuleTable& iverson_adjoint_table() {
            .lhs = "?e * (?e1 * ?e2)",
            .rhs = "(?e * ?e1) * ?e2",
            .domain = D::Real,
-           .cite = "000 (6.18): adjoint of f(a) is g f'(a), the partial ?e1 a black box",
+           .cite = "000 (6.18): adjoint of f(a) is g f'(a), f' a black box",
            .note = "the partials themselves are ad/iverson/scalar_partials.cpp: Z3 cannot "
                    "differentiate exp or log; what is proved is the adjoint step"},
           {.name = "adj-bracket",
