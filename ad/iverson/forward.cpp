@@ -59,10 +59,10 @@ class Forward {
         if (d.defined()) return d;
         break;
       }
-      case NodeKind::Reduce: {  // (6.11) d(sum e) = sum de
-        auto* r = e.as<Reduce>();
-        Expr d = tangent(r->body);
-        return is_zero(d) ? d : Reduce::make(ReduceOp::Sum, r->dom, d);
+      case NodeKind::Reduce: {  // (6.11) d(sum e) = sum de, by the engine
+        Expr d = local(e, tangent(e.as<Reduce>()->body), Expr());
+        if (d.defined()) return d;
+        break;
       }
       case NodeKind::Select: {  // only in derivatives fed back (hvp): the branch's tangent
         auto* s = e.as<Select>();

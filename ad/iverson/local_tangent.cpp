@@ -53,6 +53,29 @@ Expr rebuild(const std::unordered_map<Expr, Expr, ExprHash>& value, Expr t) {
 
 }  // namespace
 
+// (6.11) one index at a time: (sum[j < n] X[j] + D[j]) - (sum[j < n] X[j]) -> sum[j < n] D[j],
+// X and D placeholders for the body and its tangent as functions of j.
+Expr LocalTangent::sum_tangent(const Reduce& r, Expr d_body, const SourcePos& at) {
+  for (std::size_t k = 0; k < r.dom.vars.size(); ++k) {
+    Expr j = r.dom.vars[k], n = r.dom.bounds[k];
+    Expr x = Var::make("X", Type::tensor(ElemType::F64, {n}));
+    Expr d = Var::make("D", Type::tensor(ElemType::F64, {n}));
+    Domain one;
+    one.vars = {j};
+    one.bounds = {n};
+    Expr xj = Access::make(x, {j});
+    Expr lhs = bin(BinaryOp::Sub,
+                   Reduce::make(ReduceOp::Sum, one, bin(BinaryOp::Add, xj, Access::make(d, {j}))),
+                   Reduce::make(ReduceOp::Sum, one, xj));
+    auto rhs = engine_.step(lhs, {}, at);
+    auto* s = rhs ? rhs->as<Reduce>() : nullptr;
+    auto* body = s ? s->body.as<Access>() : nullptr;
+    if (!body || body->tensor != d || s->dom.vars.size() != 1 || s->dom.bounds[0] != n)
+      throw InternalError("iverson: fwd-sum did not give sum[j < n] D[j] for " + expr_str(lhs));
+  }
+  return Reduce::make(ReduceOp::Sum, r.dom, d_body);
+}
+
 LocalTangent::LocalTangent()
     : engine_({&rewrite::iverson_forward_table()},
               rewrite::EngineOptions{.max_steps = std::numeric_limits<std::size_t>::max(),
@@ -102,6 +125,8 @@ Expr LocalTangent::operator()(Expr e, Expr da, Expr db) {
     Expr a = ph("α", iv->body), d = ph("δa", da);
     lhs = bin(BinaryOp::Sub, Iverson::make(iv->pred, bin(BinaryOp::Add, a, d)),
               Iverson::make(iv->pred, a));
+  } else if (auto* r = e.as<Reduce>(); r && r->op == ReduceOp::Sum && !r->dom.is_stored()) {
+    return sum_tangent(*r, da, pos_of(e));
   }
   if (!lhs.defined()) return Expr();
   auto rhs = engine_.step(lhs, {}, pos_of(e));

@@ -1,8 +1,8 @@
 // Paper 000's forward rules (6.1)-(6.13) as exact first-order identities: the rule's tangent is
-// the whole change of the value, less the second-order term. The scalar ones (6.3)-(6.5),
-// (6.10), sub and div are applied: ad/iverson/local_tangent.cpp builds the left side with
-// placeholders and rewrites it to the tangent. Reads, sums and black boxes (6.2), (6.11), (6.8)
-// are proved here and applied by ad/iverson/forward.cpp.
+// the whole change of the value, less the second-order term. (6.3)-(6.5), (6.10), (6.11), sub
+// and div are applied: ad/iverson/local_tangent.cpp builds the left side with placeholders and
+// rewrites it to the tangent. Reads and black boxes (6.2), (6.8) are proved here and applied by
+// ad/iverson/forward.cpp.
 #include "ir/rewrite/tables/tables.h"
 
 namespace adlab::ir::rewrite {
