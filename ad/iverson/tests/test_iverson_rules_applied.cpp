@@ -31,6 +31,11 @@ std::vector<std::string> applied_rules(const std::string& notes) {
   return out;
 }
 
+bool is_zero_literal(ir::Expr e) {
+  auto* l = e.as<ir::Literal>();
+  return l && l->value == 0;
+}
+
 const ir::rewrite::Rule* find_rule(const ir::rewrite::RuleTable& t, const std::string& name) {
   for (const auto& r : t.rules)
     if (r.name() == name) return &r;
@@ -109,6 +114,38 @@ TEST_CASE("paper 000 (6.17): the local adjoint of a product is the engine's adj-
   REQUIRE(one_active.size() == 2);
   CHECK(expr_str(one_active[1].adjoint) == "-d_r");
   CHECK(local.trace().back().rule == "adj-sub");
+}
+
+TEST_CASE("paper 000 (6.3)-(6.5), (6.11): forward tangents are the engine's rewrites", "[unit]") {
+  using namespace ir;
+  auto f64 = Type::scalar(ElemType::F64);
+  Expr x = Var::make("x", f64), y = Var::make("y", f64), dx = Var::make("t_x", f64),
+       dy = Var::make("t_y", f64), zero = Literal::make(0, ElemType::F64);
+  iverson::LocalTangent local;
+  CHECK(expr_str(local(Binary::make(BinaryOp::Mul, x, y), dx, dy)) == "t_x * y + x * t_y");
+  // an inactive operand's term folds away (6.5 with da = 0)
+  CHECK(expr_str(local(Binary::make(BinaryOp::Mul, x, y), zero, dy)) == "x * t_y");
+  CHECK(expr_str(local(Binary::make(BinaryOp::Div, x, y), dx, dy)) == "t_x / y - x / y * t_y / y");
+  CHECK(expr_str(local(Binary::make(BinaryOp::Sub, x, y), dx, dy)) == "t_x - t_y");
+  CHECK(expr_str(local(Unary::make(UnaryOp::Neg, x), dx, Expr())) == "-t_x");
+  // nothing active: no rule is tried, the tangent is 0
+  std::size_t steps = local.trace().size();
+  CHECK(is_zero_literal(local(Binary::make(BinaryOp::Add, x, y), zero, zero)));
+  CHECK(local.trace().size() == steps);
+  std::vector<std::string> names;
+  for (const auto& s : local.trace()) names.push_back(s.rule);
+  CHECK(names == std::vector<std::string>{"fwd-mul", "fwd-mul", "fwd-div", "fwd-sub", "fwd-neg"});
+  // a sum over two indices: fwd-sum once per index (paper 000 (6.11))
+  auto f = parse_one_function(
+      "func f(A: f64[n, m]) -> f64 { return sum[i < n, j < m] A[i, j] * A[i, j] }", "f");
+  Expr sum = f->results[0];
+  Expr t = Var::make("t_body", f64);
+  Expr dsum = local(sum, t, Expr());
+  REQUIRE(dsum.as<Reduce>());
+  CHECK(dsum.as<Reduce>()->dom.vars == sum.as<Reduce>()->dom.vars);
+  CHECK(dsum.as<Reduce>()->body == t);
+  CHECK(local.trace().size() == names.size() + 2);
+  CHECK(local.trace().back().rule == "fwd-sum");
 }
 
 TEST_CASE("paper 000 (6.25), (6.26): brackets and sums move into the operand's context", "[unit]") {
@@ -191,8 +228,9 @@ TEST_CASE("digest 000 section 12 (all suites): every applied rule is a rule of a
       }
   CHECK(derived >= 70);
   // every local rule of the transposition is exercised by the suites
-  for (const char* r : {"adj-mul", "adj-div", "adj-add", "adj-sub", "adj-blackbox", "adj-bracket",
-                        "adj-sum", "fwd-mul", "fwd-div", "fwd-add", "fwd-sub", "fwd-bracket", "fwd-sum"}) {
+  for (const char* r :
+       {"adj-mul", "adj-div", "adj-add", "adj-sub", "adj-blackbox", "adj-bracket", "adj-sum",
+        "fwd-mul", "fwd-div", "fwd-add", "fwd-sub", "fwd-bracket", "fwd-sum"}) {
     INFO(r);
     CHECK(used.count(r) == 1);
   }
