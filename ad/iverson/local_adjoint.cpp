@@ -164,7 +164,8 @@ std::vector<OperandAdjoint> LocalAdjoint::operator()(Expr e, Expr g, Expr stored
       redex = tangent_(local, tangent("δa", b->a), tangent("δb", b->b));
       break;
     }
-    case NodeKind::Prim: {  // (6.8) d f(a) = f'(a) da, one argument at a time
+    case NodeKind::Prim: {  // (6.8) d f(a) = f'(a) da, f' a placeholder, one argument at a time
+      // (fwd-blackbox states (6.8) for exp only; the partial itself is scalar_partial's)
       auto* p = e.as<Prim>();
       std::vector<OperandAdjoint> out;
       for (std::size_t k = 0; k < p->args.size(); ++k) {
