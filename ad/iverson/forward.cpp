@@ -3,6 +3,7 @@
 
 #include <unordered_map>
 
+#include "ad/iverson/local_tangent.h"
 #include "ad/iverson/scalar_partials.h"
 #include "ad/strategy.h"
 #include "ir/context.h"
@@ -17,6 +18,7 @@ class Forward {
  public:
   explicit Forward(FreshNames& names) : names_(names) {}
   std::unordered_map<Expr, Expr, ExprHash> tangent_of;  // variable -> its tangent variable
+  LocalTangent local;                                   // the scalar forward rules, applied
 
   // The tangent of a scalar expression; the literal 0 when nothing active flows in.
   Expr tangent(Expr e) {
@@ -34,23 +36,12 @@ class Forward {
         if (it == tangent_of.end()) return zero_like(e);
         return Access::make(it->second, a->indices);
       }
-      case NodeKind::Unary:
-        return neg(tangent(e.as<Unary>()->a));
-      case NodeKind::Binary: {
+      case NodeKind::Unary:  // (6.3), by the engine
+        if (Expr d = local(e, tangent(e.as<Unary>()->a), Expr()); d.defined()) return d;
+        break;
+      case NodeKind::Binary: {  // (6.4), (6.5), sub and div, by the engine
         auto* b = e.as<Binary>();
-        Expr da = tangent(b->a), db = tangent(b->b);
-        switch (b->op) {
-          case BinaryOp::Add:  // (6.4)
-            return add(da, db);
-          case BinaryOp::Sub:
-            return sub(da, db);
-          case BinaryOp::Mul:  // (6.5) d(a b) = da b + a db
-            return add(mul(da, b->b), mul(b->a, db));
-          case BinaryOp::Div:  // d(a / b) = da / b - (a / b) db / b
-            return sub(div(da, b->b), div(mul(e, db), b->b));
-          default:
-            break;
-        }
+        if (Expr d = local(e, tangent(b->a), tangent(b->b)); d.defined()) return d;
         break;
       }
       case NodeKind::Prim: {  // (6.8) black boxes
@@ -63,15 +54,15 @@ class Forward {
         }
         return out;
       }
-      case NodeKind::Iverson: {  // (6.10) d([p] e) = [p] de
-        auto* iv = e.as<Iverson>();
-        Expr d = tangent(iv->body);
-        return is_zero(d) ? d : Iverson::make(iv->pred, d);
+      case NodeKind::Iverson: {  // (6.10) d([p] e) = [p] de, by the engine
+        Expr d = local(e, tangent(e.as<Iverson>()->body), Expr());
+        if (d.defined()) return d;
+        break;
       }
-      case NodeKind::Reduce: {  // (6.11) d(sum e) = sum de
-        auto* r = e.as<Reduce>();
-        Expr d = tangent(r->body);
-        return is_zero(d) ? d : Reduce::make(ReduceOp::Sum, r->dom, d);
+      case NodeKind::Reduce: {  // (6.11) d(sum e) = sum de, by the engine
+        Expr d = local(e, tangent(e.as<Reduce>()->body), Expr());
+        if (d.defined()) return d;
+        break;
       }
       case NodeKind::Select: {  // only in derivatives fed back (hvp): the branch's tangent
         auto* s = e.as<Select>();
@@ -116,6 +107,8 @@ Tangents forward_rules(const SsaProgram& p, const std::vector<Expr>& wrt,
     out.stmts.push_back(Stmt{{dv}, value});
     fw.tangent_of[v] = dv;
   }
+  for (const auto& s : fw.local.trace())
+    out.trace.push_back(s.rule + " [" + s.cite + "]" + (s.pos.valid() ? " at " + s.pos.str() : ""));
   for (auto r : p.results) {
     auto it = fw.tangent_of.find(r);
     out.result_tangents.push_back(it != fw.tangent_of.end() ? it->second : zeros(r->type, names));

@@ -13,6 +13,7 @@ namespace adlab::ad::iverson {
 struct Tangents {
   std::vector<ir::Stmt> stmts;            // tangent statements, in order
   std::vector<ir::Expr> result_tangents;  // one per result
+  std::vector<std::string> trace;         // the table rules applied, one line each
 };
 
 // `tangent_params`: one per wrt parameter, of its type.

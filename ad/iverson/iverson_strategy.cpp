@@ -120,7 +120,8 @@ Derivative forward(const FunctionPtr& fp, const Request& r) {
   Derivative d;
   d.function = finish(f, names.fresh(f.name + "_iverson_jvp"), params, stmts, results);
   d.notes = "iverson: forward rules (paper 000 (6.1)-(6.13)) on Tensor SSA:\n" +
-            function_str(*to_function(f, p, f.name + "_ssa"));
+            function_str(*to_function(f, p, f.name + "_ssa")) + "forward rules applied:\n";
+  for (const auto& line : t.trace) d.notes += "  " + line + "\n";
   return d;
 }
 

@@ -5,7 +5,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "ad/iverson/scalar_partials.h"
+#include "ad/iverson/local_adjoint.h"
 #include "ad/iverson/sum_elimination.h"
 #include "ad/strategy.h"
 #include "ir/context.h"
@@ -91,6 +91,7 @@ class Transposer {
   // adjoint variable -> (its gen indices, the predicate outside which it is zero)
   std::unordered_map<Expr, std::pair<std::vector<Expr>, Expr>, ExprHash> support_;
   Expr self_, self_read_;  // the statement body being transposed and its stored value
+  LocalAdjoint local_;     // the local rules, applied by the rewrite engine
   Adjoints out_;
 
   bool active(Expr e) const {
@@ -188,7 +189,8 @@ class Transposer {
     return read(a, vars_of(bs));
   }
 
-  // The transposition of one statement body with output adjoint g (rules 6.14-6.27).
+  // The transposition of one statement body with output adjoint g (rules 6.14-6.27): reads are
+  // recorded for (6.27)-(6.29); every other node's local step is the engine's (local_adjoint.cpp).
   void walk(Expr e, const std::vector<Binder>& bs, const std::vector<Expr>& atoms, Expr g) {
     if (is_zero(g) || !active(e)) return;
     switch (e->kind) {
@@ -201,61 +203,26 @@ class Transposer {
         contributions_[a->tensor].push_back(Contribution{a->indices, bs, atoms, g});
         return;
       }
-      case NodeKind::Unary:  // adjoint of -a: -g
-        walk(e.as<Unary>()->a, bs, atoms, neg(g));
-        return;
-      case NodeKind::Binary: {
-        auto* b = e.as<Binary>();
-        if (active(b->a) && active(b->b)) g = share(g, bs, atoms);
-        switch (b->op) {
-          case BinaryOp::Add:  // (6.16) adjoint of a + b: (g, g)
-            walk(b->a, bs, atoms, g);
-            walk(b->b, bs, atoms, g);
-            return;
-          case BinaryOp::Sub:  // adjoint of a - b: (g, -g)
-            walk(b->a, bs, atoms, g);
-            walk(b->b, bs, atoms, neg(g));
-            return;
-          case BinaryOp::Mul:  // (6.17) adjoint of a * b: (g * b, g * a)
-            walk(b->a, bs, atoms, mul(g, b->b));
-            walk(b->b, bs, atoms, mul(g, b->a));
-            return;
-          case BinaryOp::Div:  // adjoint of a / b: (g / b, -(g * (a / b)) / b)
-            walk(b->a, bs, atoms, div(g, b->b));
-            walk(b->b, bs, atoms, neg(div(mul(g, e), b->b)));
-            return;
-          default:
-            break;
-        }
+      case NodeKind::Binary:
+        if (auto* b = e.as<Binary>(); active(b->a) && active(b->b)) g = share(g, bs, atoms);
         break;
-      }
-      case NodeKind::Prim: {  // (6.18) a black box: g times its partial derivatives
-        auto* p = e.as<Prim>();
-        for (std::size_t k = 0; k < p->args.size(); ++k)
-          if (active(p->args[k]))  // a stored primitive value is read, not recomputed
-            walk(p->args[k], bs, atoms, scalar_partial(e, k, g, e == self_ ? self_read_ : e));
-        return;
-      }
-      case NodeKind::Iverson: {  // (6.25) adjoint of [p] * e: [p] * g
-        auto* iv = e.as<Iverson>();
-        std::vector<Expr> a2 = atoms;
-        for (auto c : logic::conjuncts(iv->pred)) a2.push_back(c);
-        walk(iv->body, bs, a2, g);
-        return;
-      }
-      case NodeKind::Reduce: {  // (6.26) adjoint of sum[j] e: g broadcast over j
-        auto* r = e.as<Reduce>();
-        std::vector<Binder> b2 = bs;
-        for (std::size_t k = 0; k < r->dom.vars.size(); ++k)
-          b2.push_back(Binder{r->dom.vars[k], r->dom.bounds[k]});
-        walk(r->body, b2, atoms, g);
-        return;
-      }
       default:
         break;
     }
-    throw Unsupported(pos_of(e), std::string("iverson: no adjoint rule for `") +
-                                     kind_name(e->kind) + "` in Tensor SSA");
+    std::size_t seen = local_.trace().size();
+    // a stored primitive value is read, not recomputed
+    auto parts = local_(e, g, e == self_ ? self_read_ : e, [this](Expr x) { return active(x); });
+    for (std::size_t k = seen; k < local_.trace().size(); ++k) {
+      const auto& s = local_.trace()[k];
+      out_.trace.push_back(s.rule + " [" + s.cite + "]: " + expr_str(e));
+    }
+    for (auto& p : parts) {
+      std::vector<Binder> b2 = bs;
+      b2.insert(b2.end(), p.binders.begin(), p.binders.end());
+      std::vector<Expr> a2 = atoms;
+      a2.insert(a2.end(), p.atoms.begin(), p.atoms.end());
+      walk(p.operand, b2, a2, p.adjoint);
+    }
   }
 };
 

@@ -197,6 +197,10 @@ Expr Engine::rewrite(Expr e, std::vector<Expr> facts) {
   return n.mutate(e);
 }
 
+std::optional<Expr> Engine::step(Expr e, const std::vector<Expr>& facts, SourcePos near) {
+  return apply_rules(e, facts, near.valid() ? near : pos_of(e));
+}
+
 FunctionPtr Engine::rewrite(const Function& f) {
   auto g = std::make_shared<Function>(f);
   std::vector<Expr> facts;

@@ -43,6 +43,10 @@ class Engine {
   // Rewrites every statement and result, knowing that sizes are non-negative; the function keeps
   // its name and signature.
   FunctionPtr rewrite(const Function& f);
+  // One step at the root of e, its children untouched: the first rule (table order, rule order)
+  // whose pattern matches e and whose side conditions hold, applied and traced; nullopt when
+  // none does. For a caller that walks the structure itself and rewrites local terms.
+  std::optional<Expr> step(Expr e, const std::vector<Expr>& facts = {}, SourcePos near = {});
 
   const std::vector<TraceStep>& trace() const { return trace_; }
   std::size_t steps() const { return steps_; }

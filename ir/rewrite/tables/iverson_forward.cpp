@@ -1,6 +1,8 @@
-// Paper 000's forward rules (6.1)-(6.13) as exact first-order identities: for the linear and
-// bilinear constructs the rule's tangent is the whole change of the value, less the product of
-// two tangents (the second-order term). Proved, not applied: ad/iverson/forward.cpp applies them.
+// Paper 000's forward rules (6.1)-(6.13) as exact first-order identities: the rule's tangent is
+// the whole change of the value, less the second-order term. (6.3)-(6.5), (6.10), (6.11), sub
+// and div are applied: ad/iverson/local_tangent.cpp builds the left side with placeholders and
+// rewrites it to the tangent. Reads and black boxes (6.2), (6.8) are proved here and applied by
+// ad/iverson/forward.cpp.
 #include "ir/rewrite/tables/tables.h"
 
 namespace adlab::ir::rewrite {
@@ -26,6 +28,19 @@ const RuleTable& iverson_forward_table() {
                       .rhs = "?e3 * ?e2 + ?e1 * ?e4",
                       .domain = D::Real,
                       .cite = "000 (6.5)"},
+                     {.name = "fwd-sub",
+                      .lhs = "(?e1 + ?e3) - (?e2 + ?e4) - (?e1 - ?e2)",
+                      .rhs = "?e3 - ?e4",
+                      .domain = D::Real,
+                      .cite = "000 (6.3), (6.4): d(a - b) = da - db"},
+                     {.name = "fwd-div",
+                      .lhs = "(?e1 + ?e3) / (?e2 + ?e4) - ?e1 / ?e2 + "
+                             "(?e3 - (?e1 / ?e2) * ?e4) * ?e4 / (?e2 * (?e2 + ?e4))",
+                      .rhs = "?e3 / ?e2 - (?e1 / ?e2) * ?e4 / ?e2",
+                      .domain = D::Real,
+                      .cite = "000 (6.5), (6.8) for a / b: d(a / b) = da / b - (a / b) db / b",
+                      .claim = Claim::Refines,
+                      .note = "refines: the left side also needs b + db != 0"},
                      {.name = "fwd-read",
                       .lhs = "((gen[?i < ?n] ?X[?i] + ?D[?i])[?a]) - ?X[?a]",
                       .rhs = "?D[?a]",
