@@ -68,7 +68,7 @@ class SsaBodyCheck : public Visitor {
   }
 };
 
-// Finds the first let or call (the kind asked for).
+// Finds the first let, call, tuple or projection (the kind asked for).
 class KindCheck : public Visitor {
  public:
   KindCheck(NodeKind kind, std::string what) : kind_(kind), what_(std::move(what)) {}
@@ -87,6 +87,14 @@ class KindCheck : public Visitor {
   }
   void visit_node(const Call& n, Expr self) override {
     if (kind_ == NodeKind::Call) found(self);
+    Visitor::visit_node(n, self);
+  }
+  void visit_node(const Tuple& n, Expr self) override {
+    if (kind_ == NodeKind::Tuple) found(self);
+    Visitor::visit_node(n, self);
+  }
+  void visit_node(const Proj& n, Expr self) override {
+    if (kind_ == NodeKind::Proj) found(self);
     Visitor::visit_node(n, self);
   }
 
@@ -171,6 +179,60 @@ Verdict is_call_free(const Function& f) {
 Verdict is_let_lifted(const Function& f) {
   if (auto v = is_call_free(f); !v.ok) return v;
   return find_kind(f, NodeKind::Let, "a let inside a value");
+}
+
+Verdict is_pair_free(const Function& f) {
+  if (auto v = is_let_lifted(f); !v.ok) return v;
+  for (const auto& st : f.stmts) {
+    if (st.vars.size() != 1)
+      return Verdict{false, "a destructuring statement `" + var_name(st.vars[0]) + ", ...`",
+                     pos_of(st.value)};
+    if (st.vars[0]->type.is_tuple())
+      return Verdict{false, "a tuple-valued statement `" + var_name(st.vars[0]) + "`",
+                     pos_of(st.value)};
+  }
+  if (auto v = find_kind(f, NodeKind::Tuple, "a tuple"); !v.ok) return v;
+  return find_kind(f, NodeKind::Proj, "a projection");
+}
+
+// Gen-pushout's `e`: no gen, and every read is of a name.
+class PushedOutCheck : public Visitor {
+ public:
+  Verdict v;
+
+ protected:
+  void fail(Expr e, const std::string& why) {
+    if (!v.ok) return;
+    v.ok = false;
+    v.reason = why + ": " + expr_str(e);
+    v.pos = pos_of(e);
+  }
+  void visit_node(const Gen& n, Expr self) override {
+    fail(self, "a gen inside a value");
+    Visitor::visit_node(n, self);
+  }
+  void visit_node(const Access& n, Expr self) override {
+    if (!n.tensor.as<Var>()) fail(self, "a read of a computed tensor");
+    Visitor::visit_node(n, self);
+  }
+};
+
+Verdict is_gen_pushed_out(const Function& f) {
+  if (auto v = is_pair_free(f); !v.ok) return v;
+  auto check = [](Expr e) {
+    while (auto* g = e.as<Gen>()) e = g->body;  // Ge ::= Gen[i < n] Ge | e
+    PushedOutCheck c;
+    c.visit(e);
+    return c.v;
+  };
+  for (const auto& st : f.stmts)
+    if (auto v = check(st.value); !v.ok) {
+      v.reason = "statement `" + var_name(st.vars[0]) + "`: " + v.reason;
+      return v;
+    }
+  for (auto r : f.results)
+    if (auto v = check(r); !v.ok) return v;
+  return {};
 }
 
 Verdict is_canonical(const SsaProgram& p) {

@@ -2,9 +2,11 @@
 #include "ad/iverson/normalise.h"
 
 #include "ad/iverson/cse.h"
+#include "ad/iverson/gen_pushout.h"
 #include "ad/iverson/inline_calls.h"
 #include "ad/iverson/let_lifting.h"
 #include "ad/iverson/normal_form.h"
+#include "ad/iverson/pair_elimination.h"
 #include "ad/iverson/pass_util.h"
 #include "ad/iverson/tensor_ssa.h"
 #include "ir/error.h"
@@ -42,10 +44,16 @@ Normalisation normalise_passes(const Function& f, FreshNames& names,
   require(is_let_lifted(*n.let_lifted), "let-lifting (5.1-5.10)", "Le: no let in a value", n.trace,
           count(n.inlined->stmts.size(), "statement") + " -> " +
               count(n.let_lifted->stmts.size(), "statement"));
-  n.tensor_ssa = to_tensor_ssa(*n.let_lifted, names, logic);
-  require(is_tensor_ssa(n.tensor_ssa),
-          "Tensor SSA (5.25-5.34; pairs 5.11-5.20, Gen-pushout 5.21-5.24, SE)", "Tensor SSA S/E",
-          n.trace, count(n.tensor_ssa.stmts.size(), "statement"));
+  n.pair_free = eliminate_pairs(*n.let_lifted);
+  require(is_pair_free(*n.pair_free), "pair elimination (5.11-5.20)", "SoA: no tuple", n.trace,
+          count(n.pair_free->stmts.size(), "statement"));
+  n.pushed_out = push_out_gens(*n.pair_free, names, logic);
+  require(is_gen_pushed_out(*n.pushed_out), "Gen-pushout (5.21-5.24)",
+          "Ge: gens outermost, reads of names", n.trace,
+          count(n.pushed_out->stmts.size(), "statement"));
+  n.tensor_ssa = to_tensor_ssa(*n.pushed_out, names, logic);
+  require(is_tensor_ssa(n.tensor_ssa), "Tensor SSA (5.25-5.34, SE)", "Tensor SSA S/E", n.trace,
+          count(n.tensor_ssa.stmts.size(), "statement"));
   n.program = eliminate_common_subexpressions(n.tensor_ssa);
   require(is_canonical(n.program), "CSE and dead statements", "canonical", n.trace,
           count(n.tensor_ssa.stmts.size(), "statement") + " -> " +

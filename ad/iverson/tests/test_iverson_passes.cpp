@@ -67,9 +67,11 @@ TEST_CASE(
       INFO(e.id());
       CHECK(iverson::is_call_free(*n.inlined).ok);
       CHECK(iverson::is_let_lifted(*n.let_lifted).ok);
+      CHECK(iverson::is_pair_free(*n.pair_free).ok);
+      CHECK(iverson::is_gen_pushed_out(*n.pushed_out).ok);
       CHECK(iverson::is_tensor_ssa(n.tensor_ssa).ok);
       CHECK(iverson::is_canonical(n.program).ok);
-      CHECK(n.trace.size() == 4);  // one line per pass, for --trace
+      CHECK(n.trace.size() == 6);  // one line per pass, for --trace
     }
   }
   CHECK(checked >= 100);
@@ -228,4 +230,37 @@ TEST_CASE("digest 000 bad input: let-lifting declines a loop under a gen with it
     CHECK(u.pos().str().rfind("passes.adl:2:", 0) == 0);
     CHECK(u.message() == "iverson: `loop` is outside paper 000's language");
   }
+}
+
+TEST_CASE("paper 000 (5.12), (5.14), (5.18): digest 000 TC19, an array of pairs becomes two arrays",
+          "[unit]") {
+  auto s = ir::load_manifest(suites_root() + "/papers/iverson/manifest.json", suites_root());
+  const ir::SuiteEntry* tc19 = nullptr;
+  for (const auto& e : s.entries)
+    if (e.name == "tc19_pairs") tc19 = &e;
+  REQUIRE(tc19);
+  auto n = passes_of(*load(*tc19));
+  // before: z = gen[i] (x[i] * x[i], x[i] + 1), read as z[j].0 and z[j].1
+  auto before = iverson::is_pair_free(*n.let_lifted);
+  CHECK_FALSE(before.ok);
+  CHECK(before.reason == "a tuple-valued statement `z`");
+  std::string text = ir::function_str(*n.pair_free);
+  INFO(text);
+  REQUIRE(n.pair_free->stmts.size() == 2);
+  CHECK(ir::expr_str(n.pair_free->stmts[0].value) == "gen[i < n] x[i] * x[i]");
+  CHECK(ir::expr_str(n.pair_free->stmts[1].value) == "gen[i < n] x[i] + 1");
+  CHECK(ir::expr_str(n.pair_free->results[0]) == "sum[j < n] z.0[j] * z.1[j]");
+}
+
+TEST_CASE("digest 000 P9 error path: the SoA validator names a projection left in a value",
+          "[unit]") {
+  auto f = parse_one(
+      "func f(x: f64[n]) -> f64 {\n"
+      "  return sum[i < n] (x[i], 2 * x[i]).1\n}\n",
+      "f");
+  auto v = iverson::is_pair_free(*f);
+  CHECK_FALSE(v.ok);
+  CHECK(v.reason.find("a tuple: ") == 0);
+  auto n = passes_of(*f);
+  CHECK(ir::expr_str(n.pair_free->results[0]) == "sum[i < n] 2 * x[i]");  // (5.11)
 }

@@ -14,7 +14,8 @@ using namespace adlab::ad::iverson::testing;
 using checker::smt::Verdict;
 
 TEST_CASE(
-    "digest 000 section 4 TC1-TC20: inline calls, let-lifting, Tensor SSA and CSE are each "
+    "digest 000 section 4 TC1-TC20: inline calls, let-lifting, pair elimination, Tensor SSA and "
+    "CSE are each "
     "translation-validated against their input",
     "[smt]") {
   auto suite = ir::load_manifest(suites_root() + "/papers/iverson/manifest.json", suites_root());
@@ -36,7 +37,9 @@ TEST_CASE(
     };
     for (const Step& s : {Step{"inline calls", f.get(), n.inlined.get()},
                           Step{"let-lifting", n.inlined.get(), n.let_lifted.get()},
-                          Step{"Tensor SSA", n.let_lifted.get(), ssa.get()},
+                          Step{"pair elimination", n.let_lifted.get(), n.pair_free.get()},
+                          Step{"Gen-pushout", n.pair_free.get(), n.pushed_out.get()},
+                          Step{"Tensor SSA", n.pushed_out.get(), ssa.get()},
                           Step{"CSE", ssa.get(), canonical.get()}}) {
       auto v = checker::smt::validate_equivalent(*s.before, *s.after, sizes);
       INFO(e.id() << ", pass " << s.pass << ": " << checker::smt::verdict_name(v.verdict) << " "
@@ -47,7 +50,8 @@ TEST_CASE(
       if (v.verdict == Verdict::Proved) ++proved[s.pass];
     }
   }
-  for (const char* pass : {"inline calls", "let-lifting", "Tensor SSA", "CSE"}) {
+  for (const char* pass :
+       {"inline calls", "let-lifting", "pair elimination", "Gen-pushout", "Tensor SSA", "CSE"}) {
     INFO(pass);
     CHECK(proved[pass] == suite.entries.size());
   }
