@@ -188,7 +188,7 @@ class GenPushout : public Mutator {
         return Select::make(s->cond, a, b);
       }
       default:
-        unsupported(t, std::string("a read of `") + kind_name(t->kind) + "`");
+        unsupported(t, construct_name(t));
     }
   }
 };

@@ -7,6 +7,23 @@ namespace adlab::ad::iverson {
 
 using namespace ir;
 
+std::string construct_name(Expr e) {
+  switch (e->kind) {
+    case NodeKind::Loop:
+      return "`loop`";
+    case NodeKind::Scan:
+      return "`scan`";
+    case NodeKind::Scatter:
+      return "`scatter`";
+    case NodeKind::Select:
+      return "`select`";
+    case NodeKind::Reduce:
+      return std::string("a `") + op_name(e.as<Reduce>()->op) + "` reduction";
+    default:
+      return std::string("`") + kind_name(e->kind) + "`";
+  }
+}
+
 FunctionPtr rebuilt(const Function& f, const std::string& name, std::vector<Stmt> stmts,
                     std::vector<Expr> results) {
   auto out = std::make_shared<Function>();

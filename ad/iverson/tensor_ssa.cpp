@@ -1,13 +1,14 @@
-// Conversion to Tensor SSA (paper 000 (5.25)-(5.34), digest 000 section 4.5), on a let-lifted
-// program: one walk that eliminates pairs (5.11-5.20), pushes accesses into gens (5.21-5.24) and
-// gives every sum that is an operand its own statement, with summation elimination on every sum.
-// It still inlines calls and lifts lets itself, so it accepts any program; the passes before it
-// (inline_calls, lift_lets) make those cases empty, and their validators say so.
+// Conversion to Tensor SSA (paper 000 (5.25)-(5.34), digest 000 section 4.5), on a program the
+// earlier passes left without calls, nested lets, tuples and reads of computed tensors (checked
+// on entry): every statement is lowered into `gen[I] body`, every sum that is an operand gets its
+// own statement, with summation elimination on every sum.
 #include "ad/iverson/tensor_ssa.h"
 
 #include <algorithm>
 #include <unordered_map>
 
+#include "ad/iverson/normal_form.h"
+#include "ad/iverson/pass_util.h"
 #include "ad/iverson/sum_elimination.h"
 #include "ad/strategy.h"
 #include "ir/context.h"
@@ -36,24 +37,6 @@ void note_position(Expr e) {
   SourcePos p = at.defined() ? pos_of(at) : SourcePos{};
   throw Unsupported(p.valid() ? p : g_near,
                     "iverson: " + what + " is outside paper 000's language");
-}
-
-// How a construct outside the language is named in a diagnostic.
-std::string construct_name(Expr e) {
-  switch (e->kind) {
-    case NodeKind::Loop:
-      return "`loop`";
-    case NodeKind::Scan:
-      return "`scan`";
-    case NodeKind::Scatter:
-      return "`scatter`";
-    case NodeKind::Select:
-      return "`select`";
-    case NodeKind::Reduce:
-      return std::string("a `") + op_name(e.as<Reduce>()->op) + "` reduction";
-    default:
-      return std::string("`") + kind_name(e->kind) + "`";
-  }
 }
 
 // Where an expression is: the enclosing binders and brackets.
@@ -91,16 +74,6 @@ Expr read_ref(const Ref& r, const std::vector<Expr>& idx) {
   return Access::make(r.base, all);
 }
 
-// A component of a tuple-typed variable (pair elimination, 5.18-5.20): `z.0` is its own tensor.
-Expr field_var(Expr v, int k) {
-  const Type& t = v->type;
-  Type ft = t.fields.at(static_cast<std::size_t>(k));
-  std::vector<Expr> dims = t.dims;
-  dims.insert(dims.end(), ft.dims.begin(), ft.dims.end());
-  ft.dims = dims;
-  return Var::make(var_name(v) + "." + std::to_string(k), ft);
-}
-
 // Index expressions and predicates: affine or opaque integer terms of indices and sizes; reads of
 // integer tensors (data-dependent indices) and sparse patterns are outside the language.
 class IndexCheck : public Visitor {
@@ -126,18 +99,10 @@ class Lowerer {
 
   SsaProgram run(const Function& f) {
     g_near = f.pos;
-    for (auto p : f.params)
-      if (p->type.is_tuple()) unsupported(p, "a tuple parameter");
     Scope top;
-    for (const auto& st : f.stmts) bind_let(st.vars, st.value, top);
+    for (const auto& st : f.stmts) bind_let(st.vars[0], st.value, top);
     std::vector<Expr> results;
-    for (auto r : f.results) {
-      if (r->type.is_tuple())
-        for (std::size_t k = 0; k < r->type.fields.size(); ++k)
-          results.push_back(result(project(r, static_cast<int>(k), top)));
-      else
-        results.push_back(result(r));
-    }
+    for (auto r : f.results) results.push_back(result(r));
     SsaProgram p;
     p.stmts = std::move(stmts_);
     p.results = std::move(results);
@@ -231,17 +196,6 @@ class Lowerer {
         for (auto i : a->indices) r.prefix.push_back(lower_index(i));
         return r;
       }
-      case NodeKind::Let: {
-        auto* l = value.as<Let>();
-        bind_let(l->vars, l->value, s);
-        return materialize(l->body, s, hint);
-      }
-      case NodeKind::Call:
-        return materialize(inline_call(*value.as<Call>(), s), s, hint);
-      case NodeKind::Proj: {
-        auto* p = value.as<Proj>();
-        return materialize(project(p->tuple, p->index, s), s, hint);
-      }
       default:
         break;
     }
@@ -264,19 +218,8 @@ class Lowerer {
     return ref;
   }
 
-  void bind_let(const std::vector<Expr>& vars, Expr value, const Scope& s) {
-    if (vars.size() > 1) {  // let (a, b) = e: pair elimination (5.11-5.17)
-      for (std::size_t k = 0; k < vars.size(); ++k)
-        bind_let({vars[k]}, project(value, static_cast<int>(k), s), s);
-      return;
-    }
-    Expr v = vars[0];
+  void bind_let(Expr v, Expr value, const Scope& s) {
     const Type& t = v->type;
-    if (t.is_tuple()) {  // a tuple-valued name becomes one name per component (5.18-5.20)
-      for (std::size_t k = 0; k < t.fields.size(); ++k)
-        bind_let({field_var(v, static_cast<int>(k))}, project(value, static_cast<int>(k), s), s);
-      return;
-    }
     if (t.rank() > 0) {
       env_[v] = materialize(value, s, var_name(v));
       return;
@@ -285,59 +228,6 @@ class Lowerer {
     bool leaf =
         e.as<Var>() || e.as<Literal>() || (e.as<Access>() && e.as<Access>()->tensor.as<Var>());
     env_[v] = leaf ? Ref{e, {}} : Ref{lift(e, s, var_name(v)), {}};
-  }
-
-  // The k-th component of a tuple expression, without building the tuple (5.11-5.20).
-  Expr project(Expr e, int k, const Scope& s) {
-    switch (e->kind) {
-      case NodeKind::Tuple:
-        return e.as<Tuple>()->elems.at(static_cast<std::size_t>(k));
-      case NodeKind::Var:
-        return field_var(e, k);
-      case NodeKind::Gen: {
-        auto* g = e.as<Gen>();
-        return Gen::make(g->dom, project(g->body, k, s));
-      }
-      case NodeKind::Let: {
-        auto* l = e.as<Let>();
-        return Let::make(l->vars, l->value, project(l->body, k, s));
-      }
-      case NodeKind::Iverson: {
-        auto* iv = e.as<Iverson>();
-        return Iverson::make(iv->pred, project(iv->body, k, s));
-      }
-      case NodeKind::Access: {
-        auto* a = e.as<Access>();
-        return Access::make(project(a->tensor, k, s), a->indices);
-      }
-      case NodeKind::Proj: {
-        auto* p = e.as<Proj>();
-        return project(project(p->tuple, p->index, s), k, s);
-      }
-      case NodeKind::Call:
-        return project(inline_call(*e.as<Call>(), s), k, s);
-      case NodeKind::Select: {
-        auto* sel = e.as<Select>();
-        return Select::make(sel->cond, project(sel->then_value, k, s),
-                            project(sel->else_value, k, s));
-      }
-      default:
-        unsupported(e, construct_name(e) + " (building a tuple)");
-    }
-  }
-
-  // A call let-binds its arguments (DESIGN 2.3); the callee is renamed apart.
-  Expr inline_call(const Call& c, const Scope& s) {
-    const Function& f = *c.callee;
-    SubstMap sizes = call_size_bindings(c);
-    for (auto sz : f.sizes)
-      if (!sizes.count(sz))
-        unsupported(c.args.empty() ? Expr() : c.args[0],
-                    "a call whose sizes the arguments do not bind");
-    CalleeRenamer r(sizes, names_);
-    for (std::size_t k = 0; k < f.params.size(); ++k)
-      bind_let({r.mutate(f.params[k])}, c.args[k], s);
-    return r.mutate(f.body_expr());
   }
 
   Expr lower_index(Expr e) {
@@ -458,17 +348,6 @@ class Lowerer {
       }
       case NodeKind::Reduce:
         return lower_sum(*e.as<Reduce>(), e, s, top);
-      case NodeKind::Let: {
-        auto* l = e.as<Let>();
-        bind_let(l->vars, l->value, s);
-        return lower(l->body, s, top);
-      }
-      case NodeKind::Call:
-        return lower(inline_call(*e.as<Call>(), s), s, top);
-      case NodeKind::Proj: {
-        auto* p = e.as<Proj>();
-        return lower(project(p->tuple, p->index, s), s, top);
-      }
       case NodeKind::Loop:
         unsupported(e, "`loop`");
       case NodeKind::Scan:
@@ -534,8 +413,8 @@ class Lowerer {
     return f.found;
   }
 
-  // tensor[idx...] as a scalar expression; an access into a gen is pushed into it (5.21 with the
-  // range guard, unless the context proves the index in range).
+  // tensor[idx...] as a scalar expression: a statement's value `gen[I] e` read at its fresh
+  // binders is `e` (5.21; the range guard is proved by the binders' ranges).
   Expr lower_access(Expr t, const std::vector<Expr>& idx, const Scope& s, bool top) {
     note_position(t);
     switch (t->kind) {
@@ -574,13 +453,6 @@ class Lowerer {
         Expr p = taken_predicate(iv->pred, s);  // a bracket on data: the select extension
         return Iverson::make(p, lower_access(iv->body, idx, s.with_guard(p), top));
       }
-      case NodeKind::Let: {
-        auto* l = t.as<Let>();
-        bind_let(l->vars, l->value, s);
-        return lower_access(l->body, idx, s, top);
-      }
-      case NodeKind::Call:
-        return lower_access(inline_call(*t.as<Call>(), s), idx, s, top);
       case NodeKind::Select: {
         auto* sel = t.as<Select>();
         Expr c = taken_predicate(sel->cond, s);
@@ -588,10 +460,6 @@ class Lowerer {
         Expr a = lower_access(sel->then_value, idx, s.with_guard(c), false);
         Expr b = lower_access(sel->else_value, idx, s.with_guard(nc), false);
         return add(guard({c}, a), guard({nc}, b));
-      }
-      case NodeKind::Proj: {
-        auto* p = t.as<Proj>();
-        return lower_access(project(p->tuple, p->index, s), idx, s, top);
       }
       default:
         if (idx.empty()) return lower(t, s, top);
@@ -603,6 +471,9 @@ class Lowerer {
 }  // namespace
 
 SsaProgram to_tensor_ssa(const Function& f, FreshNames& names, logic::PredicateService& logic) {
+  if (auto v = is_gen_pushed_out(f); !v.ok)
+    throw InternalError("iverson: Tensor SSA conversion needs a Gen-pushed-out program: " +
+                        v.reason);
   std::vector<Expr> facts;
   for (auto sz : f.sizes) facts.push_back(Binary::make(BinaryOp::Le, int_lit(0), sz));
   return Lowerer(names, logic, facts).run(f);

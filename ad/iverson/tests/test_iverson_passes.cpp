@@ -10,6 +10,7 @@
 #include "ad/iverson/let_lifting.h"
 #include "ad/iverson/normal_form.h"
 #include "ad/iverson/normalise.h"
+#include "ad/iverson/tensor_ssa.h"
 #include "ad/iverson/tests/iverson_test_util.h"
 #include "ir/syntax/printer.h"
 
@@ -263,4 +264,27 @@ TEST_CASE("digest 000 P9 error path: the SoA validator names a projection left i
   CHECK(v.reason.find("a tuple: ") == 0);
   auto n = passes_of(*f);
   CHECK(ir::expr_str(n.pair_free->results[0]) == "sum[i < n] 2 * x[i]");  // (5.11)
+}
+
+TEST_CASE(
+    "digest 000 P9: the Tensor SSA conversion refuses a program the earlier passes did not "
+    "normalise (TC17 before let-lifting): an internal error, not a derivative",
+    "[unit]") {
+  auto s = ir::load_manifest(suites_root() + "/papers/iverson/manifest.json", suites_root());
+  const ir::SuiteEntry* tc17 = nullptr;
+  for (const auto& e : s.entries)
+    if (e.name == "tc17_let_in_gen_adjoint") tc17 = &e;
+  REQUIRE(tc17);
+  auto f = load(*tc17);
+  iverson::FreshNames names;
+  names.reserve_all(*f);
+  ir::logic::PredicateService logic;
+  try {
+    iverson::to_tensor_ssa(*f, names, logic);
+    FAIL("no internal error");
+  } catch (const InternalError& e) {
+    std::string what = e.what();
+    CHECK(what.find("needs a Gen-pushed-out program") != std::string::npos);
+    CHECK(what.find("a let inside a value") != std::string::npos);
+  }
 }
