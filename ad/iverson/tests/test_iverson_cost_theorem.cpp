@@ -118,7 +118,7 @@ bool supported(const ir::SuiteEntry& e) {
 
 TEST_CASE(
     "paper 000 Theorem 6.35: $IO(adjoint) <= 4 $IO(normalised primal) at three sizes on every "
-    "supported suite program; the gradient's cost scales with the primal's (slopes within 0.1)",
+    "supported suite program, the gradient's cost scales with the primal's (slopes within 0.1)",
     "[unit]") {
   std::size_t measured = 0, sloped = 0, constant = 0;
   for (const auto& suite : ir::find_suites(suites_root())) {
@@ -165,7 +165,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "digest 000 TC2, TC3 (the introduction's examples): $IO gradients are O(n); the naive "
+    "digest 000 TC2, TC3 (the introduction's examples): $IO gradients are O(n), the naive "
     "transposition of TC3 is O(n^2) and breaks the bound",
     "[unit]") {
   auto s = ir::load_manifest(suites_root() + "/papers/iverson/manifest.json", suites_root());

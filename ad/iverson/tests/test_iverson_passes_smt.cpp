@@ -14,8 +14,8 @@ using namespace adlab::ad::iverson::testing;
 using checker::smt::Verdict;
 
 TEST_CASE(
-    "digest 000 section 4 TC1-TC20: inline calls, let-lifting, pair elimination, Tensor SSA and "
-    "CSE are each "
+    "digest 000 section 4 TC1-TC20: inline calls, let-lifting, pair elimination, Gen-pushout, "
+    "Tensor SSA and CSE are each "
     "translation-validated against their input",
     "[smt]") {
   auto suite = ir::load_manifest(suites_root() + "/papers/iverson/manifest.json", suites_root());
