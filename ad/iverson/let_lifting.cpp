@@ -81,19 +81,21 @@ class LetLifter : public Mutator {
   }
   Expr mutate_node(const Iverson& iv, Expr self) override {
     (void)self;
-    conds_.push_back(Condition{Condition::Kind::Bracket, iv.pred});
+    Expr p = mutate(iv.pred);  // a let in the predicate is lifted at this level
+    conds_.push_back(Condition{Condition::Kind::Bracket, p});
     Expr body = mutate(iv.body);
     conds_.pop_back();
-    return Iverson::make(iv.pred, body);
+    return Iverson::make(p, body);
   }
   Expr mutate_node(const Select& s, Expr self) override {
     (void)self;
-    conds_.push_back(Condition{Condition::Kind::Then, s.cond});
+    Expr c = mutate(s.cond);  // a let in the condition is lifted at this level
+    conds_.push_back(Condition{Condition::Kind::Then, c});
     Expr a = mutate(s.then_value);
     conds_.back().kind = Condition::Kind::Else;
     Expr b = mutate(s.else_value);
     conds_.pop_back();
-    return Select::make(s.cond, a, b);
+    return Select::make(c, a, b);
   }
   Expr mutate_node(const Loop& n, Expr self) override {
     (void)n;

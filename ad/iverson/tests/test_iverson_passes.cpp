@@ -288,3 +288,24 @@ TEST_CASE(
     CHECK(what.find("a let inside a value") != std::string::npos);
   }
 }
+
+TEST_CASE("paper 000 (5.6) on a select condition: a let in the condition is lifted too", "[unit]") {
+  // sum_i select(2 x_i > 1, x_i, 0): the let in the condition becomes c = gen[i] x[i] * 2
+  auto f = parse_one(
+      "func f(x: f64[n]) -> f64 {\n"
+      "  return sum[i < n] select({ let c = x[i] * 2; c > 1 }, x[i], 0)\n}\n",
+      "f");
+  auto g = lifted(*f);
+  INFO(ir::function_str(*g));
+  CHECK(iverson::is_let_lifted(*g).ok);
+  REQUIRE(g->stmts.size() == 1);
+  CHECK(ir::expr_str(g->stmts[0].value) == "gen[i < n] x[i] * 2");
+  auto d = strategy().differentiate(f, Request{{}, Mode::Gradient, ""});
+  ir::Tensor x;
+  x.shape = {3};
+  x.values = {0.2, 0.9, -3.0};
+  auto out = run_counted(d.function, {x}, {}).out;
+  REQUIRE(out.size() == 2);
+  CHECK(out[0].values[0] == Approx(0.9).epsilon(1e-15));
+  CHECK(out[1].values == std::vector<double>{0.0, 1.0, 0.0});  // [2 x_i > 1]
+}
