@@ -54,12 +54,15 @@ FunctionPtr finish(const Function& f, std::string name, std::vector<Expr> params
   return out;
 }
 
-// f in Tensor SSA, checked by the normal-form validator (digest 000 P9); f's names are reserved.
-SsaProgram validated_ssa(const Function& f, FreshNames& names, logic::PredicateService& logic) {
+// f in Tensor SSA, each pass checked by its normal-form validator (digest 000 P9); f's names are
+// reserved. `trace` gets one line per pass.
+SsaProgram validated_ssa(const Function& f, FreshNames& names, logic::PredicateService& logic,
+                         std::string& trace) {
   names.reserve_all(f);
-  SsaProgram p = normalise(f, names, logic);
-  if (auto v = is_tensor_ssa(p); !v.ok) throw InternalError("iverson: normalise: " + v.reason);
-  return p;
+  Normalisation n = normalise_passes(f, names, logic);
+  trace += "normalisation passes (digest 000 section 4), each validated:\n";
+  for (const auto& line : n.trace) trace += "  " + line + "\n";
+  return n.program;
 }
 
 // gradient / vjp: (params..., cotangents...) -> (results..., adjoints of wrt...)
@@ -68,7 +71,8 @@ Derivative reverse(const FunctionPtr& fp, const Request& r) {
   std::vector<Expr> wrt = wrt_vars(f, r);
   FreshNames names;
   logic::PredicateService logic;
-  SsaProgram p = validated_ssa(f, names, logic);
+  std::string passes;
+  SsaProgram p = validated_ssa(f, names, logic, passes);
   std::vector<Expr> params = f.params;
   std::vector<Seed> seeds;
   if (r.mode == Mode::Gradient) {
@@ -92,8 +96,8 @@ Derivative reverse(const FunctionPtr& fp, const Request& r) {
       finish(f, names.fresh(f.name + "_iverson_" + mode_name(r.mode)), params, stmts, results);
   if (auto v = is_gather_only(*d.function); !v.ok)
     throw InternalError("iverson: the derivative is not gather-only: " + v.reason);
-  std::string notes = "iverson: Tensor SSA (" + std::to_string(p.stmts.size()) + " statements):\n" +
-                      function_str(*to_function(f, p, f.name + "_ssa")) +
+  std::string notes = passes + "iverson: Tensor SSA (" + std::to_string(p.stmts.size()) +
+                      " statements):\n" + function_str(*to_function(f, p, f.name + "_ssa")) +
                       "transposition (paper 000 (6.14)-(6.29), then SE):\n";
   for (const auto& line : a.trace) notes += "  " + line + "\n";
   d.notes = notes;
@@ -106,7 +110,8 @@ Derivative forward(const FunctionPtr& fp, const Request& r) {
   std::vector<Expr> wrt = wrt_vars(f, r);
   FreshNames names;
   logic::PredicateService logic;
-  SsaProgram p = validated_ssa(f, names, logic);
+  std::string passes;
+  SsaProgram p = validated_ssa(f, names, logic, passes);
   std::vector<Expr> params = f.params, tangents;
   for (auto w : wrt) {
     tangents.push_back(Var::make(names.fresh("t_" + var_name(w)), w->type));
@@ -119,7 +124,7 @@ Derivative forward(const FunctionPtr& fp, const Request& r) {
   results.insert(results.end(), t.result_tangents.begin(), t.result_tangents.end());
   Derivative d;
   d.function = finish(f, names.fresh(f.name + "_iverson_jvp"), params, stmts, results);
-  d.notes = "iverson: forward rules (paper 000 (6.1)-(6.13)) on Tensor SSA:\n" +
+  d.notes = passes + "iverson: forward rules (paper 000 (6.1)-(6.13)) on Tensor SSA:\n" +
             function_str(*to_function(f, p, f.name + "_ssa")) + "forward rules applied:\n";
   for (const auto& line : t.trace) d.notes += "  " + line + "\n";
   return d;

@@ -1,19 +1,15 @@
-// Normalisation into Tensor SSA (paper 000 section 5, digest 000 section 4): one walk that
-// inlines calls, lifts lets (5.1-5.10), eliminates pairs (5.11-5.20), pushes accesses into gens
-// (5.21-5.24) and gives every sum that is an operand its own statement (5.25-5.34); then
-// summation elimination, dead statements and CSE.
+// The normalisation pipeline (digest 000 section 4): each pass, then its validator (P9).
 #include "ad/iverson/normalise.h"
 
-#include <algorithm>
-#include <unordered_map>
-
-#include "ad/iverson/sum_elimination.h"
-#include "ad/strategy.h"
-#include "ir/context.h"
-#include "ir/mutator.h"
-#include "ir/substitute.h"
-#include "ir/typecheck.h"
-#include "ir/visitor.h"
+#include "ad/iverson/cse.h"
+#include "ad/iverson/gen_pushout.h"
+#include "ad/iverson/inline_calls.h"
+#include "ad/iverson/let_lifting.h"
+#include "ad/iverson/normal_form.h"
+#include "ad/iverson/pair_elimination.h"
+#include "ad/iverson/pass_util.h"
+#include "ad/iverson/tensor_ssa.h"
+#include "ir/error.h"
 
 namespace adlab::ad::iverson {
 
@@ -21,644 +17,56 @@ using namespace ir;
 
 namespace {
 
-// The position of the innermost expression being lowered that has one: a node made by a
-// substitution has none of its own.
-thread_local SourcePos g_near;
-
-void note_position(Expr e) {
-  if (!e.defined()) return;
-  SourcePos p = pos_of(e);
-  if (p.valid()) g_near = p;
+// A pass's output that breaks its post-condition is a bug of the pass: stop before any
+// derivative is built from it.
+void require(const Verdict& v, const std::string& pass, const std::string& form,
+             std::vector<std::string>& trace, const std::string& summary) {
+  if (!v.ok)
+    throw InternalError("iverson: normalisation pass `" + pass + "` broke its normal form (" +
+                        form + "): " + v.reason +
+                        (v.pos.valid() ? " at " + v.pos.str() : std::string()));
+  trace.push_back(pass + ": " + summary + "; " + form + ": ok");
 }
 
-[[noreturn]] void unsupported(Expr at, const std::string& what) {
-  SourcePos p = at.defined() ? pos_of(at) : SourcePos{};
-  throw Unsupported(p.valid() ? p : g_near,
-                    "iverson: " + what + " is outside paper 000's language");
-}
-
-// How a construct outside the language is named in a diagnostic.
-std::string construct_name(Expr e) {
-  switch (e->kind) {
-    case NodeKind::Loop:
-      return "`loop`";
-    case NodeKind::Scan:
-      return "`scan`";
-    case NodeKind::Scatter:
-      return "`scatter`";
-    case NodeKind::Select:
-      return "`select`";
-    case NodeKind::Reduce:
-      return std::string("a `") + op_name(e.as<Reduce>()->op) + "` reduction";
-    default:
-      return std::string("`") + kind_name(e->kind) + "`";
-  }
-}
-
-// Where an expression is: the enclosing binders and brackets.
-struct Scope {
-  std::vector<Binder> binders;
-  std::vector<Expr> guards;
-  Scope with_binders(const std::vector<Binder>& bs) const {
-    Scope s = *this;
-    s.binders.insert(s.binders.end(), bs.begin(), bs.end());
-    return s;
-  }
-  Scope with_guard(Expr p) const {
-    Scope s = *this;
-    s.guards.push_back(p);
-    return s;
-  }
-};
-
-// What a source variable stands for: base[prefix..., ...] (a stored tensor and the indices of
-// the enclosing binders it was lifted over), or a scalar expression (prefix empty).
-struct Ref {
-  Expr base;
-  std::vector<Expr> prefix;
-};
-
-Expr read_ref(const Ref& r, const std::vector<Expr>& idx) {
-  std::vector<Expr> all = r.prefix;
-  all.insert(all.end(), idx.begin(), idx.end());
-  if (all.empty()) return r.base;
-  if (auto* a = r.base.as<Access>()) {
-    std::vector<Expr> full = a->indices;
-    full.insert(full.end(), all.begin(), all.end());
-    return Access::make(a->tensor, full);
-  }
-  return Access::make(r.base, all);
-}
-
-// A component of a tuple-typed variable (pair elimination, 5.18-5.20): `z.0` is its own tensor.
-Expr field_var(Expr v, int k) {
-  const Type& t = v->type;
-  Type ft = t.fields.at(static_cast<std::size_t>(k));
-  std::vector<Expr> dims = t.dims;
-  dims.insert(dims.end(), ft.dims.begin(), ft.dims.end());
-  ft.dims = dims;
-  return Var::make(var_name(v) + "." + std::to_string(k), ft);
-}
-
-// Index expressions and predicates: affine or opaque integer terms of indices and sizes; reads of
-// integer tensors (data-dependent indices) and sparse patterns are outside the language.
-class IndexCheck : public Visitor {
- public:
-  void visit_node(const Access& a, Expr self) override {
-    (void)a;
-    unsupported(self, "a data-dependent index (`" + kind_name_of(self) + "`)");
-  }
-  void visit_node(const Nz& n, Expr self) override {
-    (void)n;
-    unsupported(self, "a sparse pattern predicate `nz`");
-  }
-  static std::string kind_name_of(Expr e) {
-    auto* a = e.as<Access>();
-    return a && a->tensor.as<Var>() ? var_name(a->tensor) + "[...]" : "access";
-  }
-};
-
-class Lowerer {
- public:
-  Lowerer(FreshNames& names, logic::PredicateService& logic, std::vector<Expr> facts)
-      : names_(names), logic_(logic), facts_(std::move(facts)) {}
-
-  SsaProgram run(const Function& f) {
-    g_near = f.pos;
-    for (auto p : f.params)
-      if (p->type.is_tuple()) unsupported(p, "a tuple parameter");
-    Scope top;
-    for (const auto& st : f.stmts) bind_let(st.vars, st.value, top);
-    std::vector<Expr> results;
-    for (auto r : f.results) {
-      if (r->type.is_tuple())
-        for (std::size_t k = 0; k < r->type.fields.size(); ++k)
-          results.push_back(result(project(r, static_cast<int>(k), top)));
-      else
-        results.push_back(result(r));
-    }
-    SsaProgram p;
-    p.stmts = std::move(stmts_);
-    p.results = std::move(results);
-    p.facts = facts_;
-    return p;
-  }
-
- private:
-  FreshNames& names_;
-  logic::PredicateService& logic_;
-  std::vector<Expr> facts_;
-  std::vector<Stmt> stmts_;
-  std::unordered_map<Expr, Ref, ExprHash> env_;
-
-  std::vector<Expr> facts_of(const Scope& s) const {
-    std::vector<Expr> f = facts_;
-    for (auto r : range_facts(s.binders)) f.push_back(r);
-    for (auto g : s.guards) f.push_back(g);
-    return f;
-  }
-
-  Expr result(Expr r) {
-    if (r->type.rank() > 0) {
-      Ref ref = materialize(r, Scope{}, "r");
-      if (ref.prefix.empty()) return ref.base;
-      return lift(read_ref(ref, {}), Scope{}, "r");
-    }
-    Expr e = lower(r, Scope{}, true);
-    if (e.as<Var>() || e.as<Literal>()) return e;
-    return lift(e, Scope{}, "r");
-  }
-
-  // A statement `name = gen[binders the value needs..., inner...] [guards] * value`; returns its
-  // read at the enclosing binders (paper 000 (5.6)-(5.9): let-lifting with the guard duplicated).
-  Expr lift(Expr value, const Scope& s, const std::string& hint,
-            const std::vector<Binder>& inner = {}) {
-    // brackets in scope: a lifted value stays under those that concern it
-    const std::vector<Expr>& items = s.guards;
-    std::vector<bool> used(s.binders.size(), false);
-    std::vector<bool> item_used(items.size(), false);
-    auto mark = [&](Expr e) {
-      for (std::size_t k = 0; k < s.binders.size(); ++k)
-        if (!used[k] && is_free_in(s.binders[k].var, e)) used[k] = true;
-    };
-    mark(value);
-    // an item goes with the lifted value when it reads one of its binders (or none at all)
-    for (bool changed = true; changed;) {
-      changed = false;
-      for (std::size_t g = 0; g < items.size(); ++g) {
-        if (item_used[g]) continue;
-        bool touches = false, closed = true;
-        for (std::size_t k = 0; k < s.binders.size(); ++k)
-          if (is_free_in(s.binders[k].var, items[g])) {
-            closed = false;
-            touches = touches || used[k];
-          }
-        if (touches || closed) {
-          item_used[g] = true;
-          mark(items[g]);
-          changed = true;
-        }
-      }
-    }
-    std::vector<Binder> dom;
-    std::vector<Expr> prefix, guards;
-    for (std::size_t k = 0; k < s.binders.size(); ++k)
-      if (used[k]) {
-        dom.push_back(s.binders[k]);
-        prefix.push_back(s.binders[k].var);
-      }
-    for (std::size_t g = 0; g < items.size(); ++g)
-      if (item_used[g]) guards.push_back(items[g]);
-    dom.insert(dom.end(), inner.begin(), inner.end());
-    Expr body = gen_over(dom, guard(guards, value));
-    Expr v = Var::make(names_.fresh(hint), body->type);
-    stmts_.push_back(Stmt{{v}, body});
-    return read_ref(Ref{v, {}}, prefix);
-  }
-
-  // A tensor-valued expression as a stored tensor (a statement unless it already is one).
-  Ref materialize(Expr value, const Scope& s, const std::string& hint) {
-    note_position(value);
-    switch (value->kind) {
-      case NodeKind::Var: {
-        if (auto it = env_.find(value); it != env_.end()) return it->second;
-        return Ref{value, {}};
-      }
-      case NodeKind::Access: {
-        auto* a = value.as<Access>();
-        Ref r = materialize(a->tensor, s, hint);
-        for (auto i : a->indices) r.prefix.push_back(lower_index(i));
-        return r;
-      }
-      case NodeKind::Let: {
-        auto* l = value.as<Let>();
-        bind_let(l->vars, l->value, s);
-        return materialize(l->body, s, hint);
-      }
-      case NodeKind::Call:
-        return materialize(inline_call(*value.as<Call>(), s), s, hint);
-      case NodeKind::Proj: {
-        auto* p = value.as<Proj>();
-        return materialize(project(p->tuple, p->index, s), s, hint);
-      }
-      default:
-        break;
-    }
-    std::vector<Binder> inner;
-    for (auto d : value->type.dims) {
-      for (const auto& b : s.binders)
-        if (is_free_in(b.var, d)) unsupported(value, "a tensor whose shape depends on an index");
-      inner.push_back(Binder{index_var(names_.fresh("i")), d});
-    }
-    Expr elem = lower_access(value, vars_of(inner), s.with_binders(inner), true);
-    Expr r = lift(elem, s, hint, inner);
-    // lift returns the read at the outer binders; strip the inner ones
-    Ref ref;
-    if (auto* a = r.as<Access>()) {
-      ref.base = a->tensor;
-      ref.prefix = a->indices;
-    } else {
-      ref.base = r;
-    }
-    return ref;
-  }
-
-  void bind_let(const std::vector<Expr>& vars, Expr value, const Scope& s) {
-    if (vars.size() > 1) {  // let (a, b) = e: pair elimination (5.11-5.17)
-      for (std::size_t k = 0; k < vars.size(); ++k)
-        bind_let({vars[k]}, project(value, static_cast<int>(k), s), s);
-      return;
-    }
-    Expr v = vars[0];
-    const Type& t = v->type;
-    if (t.is_tuple()) {  // a tuple-valued name becomes one name per component (5.18-5.20)
-      for (std::size_t k = 0; k < t.fields.size(); ++k)
-        bind_let({field_var(v, static_cast<int>(k))}, project(value, static_cast<int>(k), s), s);
-      return;
-    }
-    if (t.rank() > 0) {
-      env_[v] = materialize(value, s, var_name(v));
-      return;
-    }
-    Expr e = lower(value, s, true);
-    bool leaf =
-        e.as<Var>() || e.as<Literal>() || (e.as<Access>() && e.as<Access>()->tensor.as<Var>());
-    env_[v] = leaf ? Ref{e, {}} : Ref{lift(e, s, var_name(v)), {}};
-  }
-
-  // The k-th component of a tuple expression, without building the tuple (5.11-5.20).
-  Expr project(Expr e, int k, const Scope& s) {
-    switch (e->kind) {
-      case NodeKind::Tuple:
-        return e.as<Tuple>()->elems.at(static_cast<std::size_t>(k));
-      case NodeKind::Var:
-        return field_var(e, k);
-      case NodeKind::Gen: {
-        auto* g = e.as<Gen>();
-        return Gen::make(g->dom, project(g->body, k, s));
-      }
-      case NodeKind::Let: {
-        auto* l = e.as<Let>();
-        return Let::make(l->vars, l->value, project(l->body, k, s));
-      }
-      case NodeKind::Iverson: {
-        auto* iv = e.as<Iverson>();
-        return Iverson::make(iv->pred, project(iv->body, k, s));
-      }
-      case NodeKind::Access: {
-        auto* a = e.as<Access>();
-        return Access::make(project(a->tensor, k, s), a->indices);
-      }
-      case NodeKind::Proj: {
-        auto* p = e.as<Proj>();
-        return project(project(p->tuple, p->index, s), k, s);
-      }
-      case NodeKind::Call:
-        return project(inline_call(*e.as<Call>(), s), k, s);
-      case NodeKind::Select: {
-        auto* sel = e.as<Select>();
-        return Select::make(sel->cond, project(sel->then_value, k, s),
-                            project(sel->else_value, k, s));
-      }
-      default:
-        unsupported(e, construct_name(e) + " (building a tuple)");
-    }
-  }
-
-  // A call let-binds its arguments (DESIGN 2.3); the callee is renamed apart.
-  Expr inline_call(const Call& c, const Scope& s) {
-    const Function& f = *c.callee;
-    SubstMap sizes = call_size_bindings(c);
-    for (auto sz : f.sizes)
-      if (!sizes.count(sz))
-        unsupported(c.args.empty() ? Expr() : c.args[0],
-                    "a call whose sizes the arguments do not bind");
-    CalleeRenamer r(sizes, names_);
-    for (std::size_t k = 0; k < f.params.size(); ++k)
-      bind_let({r.mutate(f.params[k])}, c.args[k], s);
-    return r.mutate(f.body_expr());
-  }
-
-  Expr lower_index(Expr e) {
-    IndexCheck check;
-    check.visit(e);
-    for (auto v : free_vars(e))
-      if (env_.count(v)) unsupported(e, "an index computed by a `let`");
-    return e;
-  }
-
-  Expr lower_pred(Expr p) {
-    if (auto* ex = p.as<Exists>()) {
-      (void)ex;
-      Expr q = logic_.project_exists(p);  // E-exists (errata 10)
-      if (q != p) return lower_pred(q);
-      IndexCheck check;
-      check.visit(p);
-      return p;
-    }
-    if (auto* b = p.as<Binary>(); b && (b->op == BinaryOp::And || b->op == BinaryOp::Or))
-      return Binary::make(b->op, lower_pred(b->a), lower_pred(b->b));
-    if (auto* u = p.as<Unary>(); u && u->op == UnaryOp::Not)
-      return Unary::make(UnaryOp::Not, lower_pred(u->a));
-    return lower_index(p);
-  }
-
-  // A select condition: index predicates, and comparisons of numbers.
-  Expr lower_cond(Expr c, const Scope& s) {
-    if (auto* b = c.as<Binary>()) {
-      if (b->op == BinaryOp::And || b->op == BinaryOp::Or)
-        return Binary::make(b->op, lower_cond(b->a, s), lower_cond(b->b, s));
-      if (is_comparison(b->op) && is_float(b->a->type.elem))
-        return Binary::make(b->op, lower(b->a, s, false), lower(b->b, s, false));
-    }
-    if (auto* u = c.as<Unary>(); u && u->op == UnaryOp::Not)
-      return Unary::make(UnaryOp::Not, lower_cond(u->a, s));
-    return lower_pred(c);
-  }
-
-  // Extension `select` (docs/strategies/iverson.md): select(c, a, b) is [c] * a + [!c] * b, both
-  // lazy strong zeros. A condition on numbers is evaluated once, into a stored i64 flag
-  // `taken = gen[...] select(c, 1, 0)`, and the brackets read it: the derivative then tests the
-  // flag (free index arithmetic) instead of comparing numbers again at every adjoint entry.
-  Expr taken_predicate(Expr cond, const Scope& s) {
-    Expr c = lower_cond(cond, s);
-    struct NumberCompare : Visitor {
-      bool found = false;
-      void visit_node(const Binary& b, Expr self) override {
-        if (is_comparison(b.op) && is_float(b.a->type.elem)) found = true;
-        Visitor::visit_node(b, self);
-      }
-    } v;
-    v.visit(c);
-    if (!v.found) return c;
-    Expr flag = lift(Select::make(c, int_lit(1), int_lit(0)), s, "taken");
-    return Binary::make(BinaryOp::Eq, flag, int_lit(1));
-  }
-
-  // A scalar expression in Tensor SSA form; `top`: at the top of a statement's body, where a
-  // sum may stay (under brackets and sums).
-  Expr lower(Expr e, const Scope& s, bool top) {
-    note_position(e);
-    switch (e->kind) {
-      case NodeKind::Literal:
-        return e;
-      case NodeKind::Var: {
-        if (auto it = env_.find(e); it != env_.end()) return read_ref(it->second, {});
-        return e;
-      }
-      case NodeKind::Unary: {
-        auto* u = e.as<Unary>();
-        if (!is_float(e->type.elem)) return lower_pred(e);
-        return Unary::make(u->op, lower(u->a, s, false));
-      }
-      case NodeKind::Binary: {
-        auto* b = e.as<Binary>();
-        if (!is_float(e->type.elem)) return lower_pred(e);
-        Expr l = lower(b->a, s, false), r = lower(b->b, s, false);
-        if (b->op == BinaryOp::Mul || b->op == BinaryOp::Div) {
-          // Tensor SSA (5.25-5.34): an operand the other's partial derivative reads is named, so
-          // the adjoint reads it instead of recomputing it (a product tree, TC20)
-          if (!is_leaf(l)) l = lift(l, s, "p");
-          if (!is_leaf(r)) r = lift(r, s, "p");
-        }
-        return Binary::make(b->op, l, r);
-      }
-      case NodeKind::Prim: {
-        auto* p = e.as<Prim>();
-        if (!is_float(e->type.elem)) return lower_index(e);
-        std::vector<Expr> args;
-        for (auto a : p->args)
-          args.push_back(is_float(a->type.elem) ? lower(a, s, false) : lower_index(a));
-        Expr out = Prim::make(p->op, args);
-        // a primitive whose derivative reads its own value is named (Tensor SSA), so the
-        // adjoint reads the stored value instead of calling it again
-        bool reads_self = p->op == PrimOp::Exp || p->op == PrimOp::Tan || p->op == PrimOp::Tanh ||
-                          p->op == PrimOp::Sigmoid || p->op == PrimOp::Sqrt || p->op == PrimOp::Pow;
-        return reads_self && !top ? lift(out, s, "e") : out;
-      }
-      case NodeKind::Select: {
-        auto* sel = e.as<Select>();
-        Expr c = taken_predicate(sel->cond, s);
-        Expr nc = Unary::make(UnaryOp::Not, c);
-        Expr a = lower(sel->then_value, s.with_guard(c), false);
-        Expr b = lower(sel->else_value, s.with_guard(nc), false);
-        return add(guard({c}, a), guard({nc}, b));
-      }
-      case NodeKind::Iverson: {
-        auto* iv = e.as<Iverson>();
-        Expr p = lower_pred(iv->pred);
-        return Iverson::make(p, lower(iv->body, s.with_guard(p), top));
-      }
-      case NodeKind::Access: {
-        auto* a = e.as<Access>();
-        std::vector<Expr> idx;
-        for (auto i : a->indices) idx.push_back(lower_index(i));
-        return lower_access(a->tensor, idx, s, top);
-      }
-      case NodeKind::Reduce:
-        return lower_sum(*e.as<Reduce>(), e, s, top);
-      case NodeKind::Let: {
-        auto* l = e.as<Let>();
-        bind_let(l->vars, l->value, s);
-        return lower(l->body, s, top);
-      }
-      case NodeKind::Call:
-        return lower(inline_call(*e.as<Call>(), s), s, top);
-      case NodeKind::Proj: {
-        auto* p = e.as<Proj>();
-        return lower(project(p->tuple, p->index, s), s, top);
-      }
-      case NodeKind::Loop:
-        unsupported(e, "`loop`");
-      case NodeKind::Scan:
-        unsupported(e, "`scan`");
-      case NodeKind::Scatter:
-        unsupported(e, "`scatter`");
-      default:
-        unsupported(e, std::string("`") + kind_name(e->kind) + "` in a scalar position");
-    }
-  }
-
-  Expr lower_sum(const Reduce& r, Expr self, const Scope& s, bool top) {
-    if (r.op != ReduceOp::Sum)
-      unsupported(self, std::string("a `") + op_name(r.op) + "` reduction");
-    if (r.dom.is_stored()) unsupported(self, "iteration over stored entries");
-    std::vector<Binder> bs;
-    for (std::size_t k = 0; k < r.dom.vars.size(); ++k) {
-      for (const auto& b : s.binders)
-        if (is_free_in(b.var, r.dom.bounds[k])) unsupported(self, "a triangular sum bound");
-      for (std::size_t j = 0; j < k; ++j)
-        if (is_free_in(r.dom.vars[j], r.dom.bounds[k])) unsupported(self, "a triangular sum bound");
-      bs.push_back(Binder{r.dom.vars[k], r.dom.bounds[k]});
-    }
-    Expr body = lower(r.body, s.with_binders(bs), true);
-    SumTerm t = as_sum_term(body);
-    t.binders.insert(t.binders.begin(), bs.begin(), bs.end());
-    Expr e = eliminate_sums(t, facts_of(s), logic_);  // paper 000 errata 10 (SE)
-    if (top || !contains_sum(e)) return e;
-    return lift(e, s, "s");  // Tensor SSA: a sum that is an operand is its own statement
-  }
-
-  static bool is_leaf(Expr e) {
-    switch (e->kind) {
-      case NodeKind::Literal:
-      case NodeKind::Var:
-        return true;
-      case NodeKind::Access:
-        return e.as<Access>()->tensor.as<Var>() != nullptr;
-      case NodeKind::Unary:
-        return is_leaf(e.as<Unary>()->a);
-      case NodeKind::Iverson:
-        return is_leaf(e.as<Iverson>()->body);
-      case NodeKind::Prim: {
-        auto* p = e.as<Prim>();
-        return (p->op == PrimOp::ToF64 || p->op == PrimOp::ToF32) &&
-               !is_float(p->args[0]->type.elem);
-      }
-      default:
-        return false;
-    }
-  }
-
-  static bool contains_sum(Expr e) {
-    struct Finder : Visitor {
-      bool found = false;
-      void visit_node(const Reduce& r, Expr self) override {
-        (void)r;
-        (void)self;
-        found = true;
-      }
-    } f;
-    f.visit(e);
-    return f.found;
-  }
-
-  // tensor[idx...] as a scalar expression; an access into a gen is pushed into it (5.21 with the
-  // range guard, unless the context proves the index in range).
-  Expr lower_access(Expr t, const std::vector<Expr>& idx, const Scope& s, bool top) {
-    note_position(t);
-    switch (t->kind) {
-      case NodeKind::Var: {
-        if (auto it = env_.find(t); it != env_.end()) return read_ref(it->second, idx);
-        return read(t, idx);
-      }
-      case NodeKind::Access: {
-        auto* a = t.as<Access>();
-        std::vector<Expr> all;
-        for (auto i : a->indices) all.push_back(lower_index(i));
-        all.insert(all.end(), idx.begin(), idx.end());
-        return lower_access(a->tensor, all, s, top);
-      }
-      case NodeKind::Gen: {
-        auto* g = t.as<Gen>();
-        std::size_t k = g->dom.vars.size();
-        if (idx.size() < k) unsupported(t, "a partial access into a `gen`");
-        SubstMap m;
-        std::vector<Expr> atoms;
-        auto facts = facts_of(s);
-        for (std::size_t d = 0; d < k; ++d) {
-          m[g->dom.vars[d]] = idx[d];
-          Expr in = Binary::make(BinaryOp::And, Binary::make(BinaryOp::Le, int_lit(0), idx[d]),
-                                 Binary::make(BinaryOp::Lt, idx[d], g->dom.bounds[d]));
-          if (logic_.implies(facts, in) != logic::Answer::Yes) atoms.push_back(in);
-        }
-        Expr body = substitute(g->body, m);
-        std::vector<Expr> rest(idx.begin() + static_cast<std::ptrdiff_t>(k), idx.end());
-        Scope inner = s;
-        for (auto a : atoms) inner = inner.with_guard(a);
-        return guard(atoms, lower_access(body, rest, inner, top));
-      }
-      case NodeKind::Iverson: {
-        auto* iv = t.as<Iverson>();
-        Expr p = lower_pred(iv->pred);
-        return Iverson::make(p, lower_access(iv->body, idx, s.with_guard(p), top));
-      }
-      case NodeKind::Let: {
-        auto* l = t.as<Let>();
-        bind_let(l->vars, l->value, s);
-        return lower_access(l->body, idx, s, top);
-      }
-      case NodeKind::Call:
-        return lower_access(inline_call(*t.as<Call>(), s), idx, s, top);
-      case NodeKind::Select: {
-        auto* sel = t.as<Select>();
-        Expr c = taken_predicate(sel->cond, s);
-        Expr nc = Unary::make(UnaryOp::Not, c);
-        Expr a = lower_access(sel->then_value, idx, s.with_guard(c), false);
-        Expr b = lower_access(sel->else_value, idx, s.with_guard(nc), false);
-        return add(guard({c}, a), guard({nc}, b));
-      }
-      case NodeKind::Proj: {
-        auto* p = t.as<Proj>();
-        return lower_access(project(p->tuple, p->index, s), idx, s, top);
-      }
-      default:
-        if (idx.empty()) return lower(t, s, top);
-        unsupported(t, construct_name(t));
-    }
-  }
-};
-
-// Statements nothing reads are dropped; equal statements are merged (CSE: nodes are interned, so
-// equal values are the same node).
-void clean_up(SsaProgram& p) {
-  SubstMap replaced;
-  std::unordered_map<Expr, Expr, ExprHash> seen;
-  std::vector<Stmt> kept;
-  for (auto& st : p.stmts) {
-    Expr v = st.vars[0];
-    Expr val = replaced.empty() ? st.value : substitute(st.value, replaced);
-    if (val.as<Var>()) {
-      replaced[v] = val;
-      continue;
-    }
-    if (auto it = seen.find(val); it != seen.end() && it->second->type == v->type) {
-      replaced[v] = it->second;
-      continue;
-    }
-    seen[val] = v;
-    kept.push_back(Stmt{{v}, val});
-  }
-  for (auto& r : p.results)
-    if (!replaced.empty()) r = substitute(r, replaced);
-  // dead statements
-  VarSet live;
-  for (auto r : p.results)
-    for (auto v : free_vars(r)) live.insert(v);
-  std::vector<Stmt> out;
-  for (auto it = kept.rbegin(); it != kept.rend(); ++it) {
-    if (!live.count(it->vars[0])) continue;
-    for (auto v : free_vars(it->value)) live.insert(v);
-    out.push_back(*it);
-  }
-  p.stmts.assign(out.rbegin(), out.rend());
+std::string count(std::size_t n, const std::string& what) {
+  return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
 }
 
 }  // namespace
 
+Normalisation normalise_passes(const Function& f, FreshNames& names,
+                               logic::PredicateService& logic) {
+  Normalisation n;
+  n.inlined = inline_calls(f, names);
+  require(is_call_free(*n.inlined), "inline calls", "no call", n.trace,
+          count(n.inlined->stmts.size(), "statement"));
+  n.let_lifted = lift_lets(*n.inlined, names);
+  require(is_let_lifted(*n.let_lifted), "let-lifting (5.1-5.10)", "Le: no let in a value", n.trace,
+          count(n.inlined->stmts.size(), "statement") + " -> " +
+              count(n.let_lifted->stmts.size(), "statement"));
+  n.pair_free = eliminate_pairs(*n.let_lifted);
+  require(is_pair_free(*n.pair_free), "pair elimination (5.11-5.20)", "SoA: no tuple", n.trace,
+          count(n.pair_free->stmts.size(), "statement"));
+  n.pushed_out = push_out_gens(*n.pair_free, names, logic);
+  require(is_gen_pushed_out(*n.pushed_out), "Gen-pushout (5.21-5.24)",
+          "Ge: gens outermost, reads of names", n.trace,
+          count(n.pushed_out->stmts.size(), "statement"));
+  n.tensor_ssa = to_tensor_ssa(*n.pushed_out, names, logic);
+  require(is_tensor_ssa(n.tensor_ssa), "Tensor SSA (5.25-5.34, SE)", "Tensor SSA S/E", n.trace,
+          count(n.tensor_ssa.stmts.size(), "statement"));
+  n.program = eliminate_common_subexpressions(n.tensor_ssa);
+  require(is_canonical(n.program), "CSE and dead statements", "canonical", n.trace,
+          count(n.tensor_ssa.stmts.size(), "statement") + " -> " +
+              count(n.program.stmts.size(), "statement"));
+  return n;
+}
+
 SsaProgram normalise(const Function& f, FreshNames& names, logic::PredicateService& logic) {
-  std::vector<Expr> facts;
-  for (auto sz : f.sizes) facts.push_back(Binary::make(BinaryOp::Le, int_lit(0), sz));
-  SsaProgram p = Lowerer(names, logic, facts).run(f);
-  clean_up(p);
-  return p;
+  return normalise_passes(f, names, logic).program;
 }
 
 FunctionPtr to_function(const Function& f, const SsaProgram& p, const std::string& name) {
-  auto out = std::make_shared<Function>();
-  out->name = name;
-  out->declared_sizes = f.declared_sizes;
-  out->sizes = f.sizes;
-  out->params = f.params;
-  out->pos = f.pos;
-  out->result_pos = f.result_pos;
-  out->stmts = p.stmts;
-  out->results = p.results;
-  std::vector<Type> types;
-  for (auto r : p.results) types.push_back(r->type);
-  out->result_type = types.size() == 1 ? types[0] : Type::tuple(types);
-  check_function(*out);
-  return out;
+  return rebuilt(f, name, p.stmts, p.results);
 }
 
 }  // namespace adlab::ad::iverson

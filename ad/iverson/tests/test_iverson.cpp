@@ -167,7 +167,7 @@ TEST_CASE("digest 000 TC13: the matmul vjp is (dC B^T, A^T dC) exactly", "[unit]
   CHECK(text.find("==") == std::string::npos);
 }
 
-TEST_CASE("digest 000 TC2, TC3: gradients are O(n); the naive transposition of TC3 is O(n^2)",
+TEST_CASE("digest 000 TC2, TC3: gradients are O(n), the naive transposition of TC3 is O(n^2)",
           "[unit]") {
   auto s = iverson_suite();
   std::vector<ir::SizeMap> sweep = {
@@ -261,7 +261,7 @@ TEST_CASE("digest 000 section 12 (all suites): every derivative is gathers only"
   CHECK(derived >= 70);
 }
 
-TEST_CASE("digest 000 section 4 P9: normalised programs are Tensor SSA; the validator can fail",
+TEST_CASE("digest 000 section 4 P9: normalised programs are Tensor SSA, the validator can fail",
           "[unit]") {
   for (const auto& e : iverson_suite().entries) {
     auto f = load(e);
