@@ -213,7 +213,7 @@ class DecliningBackend : public backends::Backend {
   }
 };
 
-TEST_CASE("a backend's Unsupported is an UNSUPPORTED cell; compiling backends are opt-in",
+TEST_CASE("a backend's Unsupported is an UNSUPPORTED cell, compiling backends are opt-in",
           "[unit]") {
   auto& registry = backends::BackendRegistry::instance();
   if (!registry.find("test-declines")) registry.add(std::make_unique<DecliningBackend>());

@@ -1027,7 +1027,7 @@ func f(x: f64[n]) -> (f64, f64[n], f64[n]) {
   check_dense(r.results[2], {6}, second);
 }
 
-TEST_CASE("let blocks { let a = ...; a * a }", "[unit]") {
+TEST_CASE("let blocks { let a = ..., a * a }", "[unit]") {
   const char* src = R"adl(
 func f(x: f64[n], y: f64) -> (f64[n], f64) {
   let v = gen[i < n] { let a = x[i] + 1; let b = a * a; b - a }

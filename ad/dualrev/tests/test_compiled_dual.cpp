@@ -146,7 +146,7 @@ TEST_CASE("dualrev on cpu: vjp and jacobian with two results", "[dualrev][cpu]")
   CHECK(v[3].values == std::vector<double>{1 - 2 + 6});
 }
 
-TEST_CASE("dualrev on cpu: an out-of-range read is an error at its IR position; other backends",
+TEST_CASE("dualrev on cpu: an out-of-range read is an error at its IR position, other backends",
           "[dualrev][cpu]") {
   auto cpu = engine("dualrev", "shifted", Mode::Gradient, "cpu");
   CHECK_THROWS_WITH(

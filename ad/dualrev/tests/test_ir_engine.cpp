@@ -142,7 +142,7 @@ TEST_CASE("dualrev vjp and jacobian with two results (one reverse pass per outpu
   CHECK(v[3].values == std::vector<double>{1 - 2 + 6});
 }
 
-TEST_CASE("dualrev reports UNSUPPORTED for f32 rounding and modes it lacks; bad wrt is an error",
+TEST_CASE("dualrev reports UNSUPPORTED for f32 rounding and modes it lacks, bad wrt is an error",
           "[dualrev]") {
   auto& reg = StrategyRegistry::instance();
   const Strategy* s = reg.find("dualrev");

@@ -313,7 +313,7 @@ TEST_CASE("digest 000 bad input: constructs outside paper 000 are UNSUPPORTED wi
 }
 
 TEST_CASE(
-    "extension select: the adjoint goes to the taken branch; the untaken one is not "
+    "extension select: the adjoint goes to the taken branch, the untaken one is not "
     "evaluated (digest 000 section 4, lazy forms)",
     "[unit]") {
   // select(i > 0, x[i - 1], 0) reads x[-1] in its untaken branch: a lifted or adjoint statement

@@ -112,7 +112,7 @@ ir::Tensor v2_digest() {  // V2 = {1: 5, 3: 7}
 
 }  // namespace
 
-TEST_CASE("digest 004 9.1 test 1: VVD w.r.t. dense V1 is V2, w.r.t. V2 {1:2, 3:4}; both orders",
+TEST_CASE("digest 004 9.1 test 1: VVD w.r.t. dense V1 is V2, w.r.t. V2 {1:2, 3:4}, both orders",
           "[sparse]") {
   std::vector<ir::Tensor> in = {ir::dense_f64({4}, {1, 2, 3, 4}), v2_digest()};
   for (std::string fn : {"vvd", "vvd_other_order"}) {
@@ -128,7 +128,7 @@ TEST_CASE("digest 004 9.1 test 1: VVD w.r.t. dense V1 is V2, w.r.t. V2 {1:2, 3:4
   }
 }
 
-TEST_CASE("digest 004 9.1 test 2: VVD w.r.t. sparse V1 is restricted to supp(V1); key 3 absent",
+TEST_CASE("digest 004 9.1 test 2: VVD w.r.t. sparse V1 is restricted to supp(V1), key 3 absent",
           "[sparse]") {
   std::vector<ir::Tensor> in = {ir::make_coo({4}, {0, 1}, {1, 2}), v2_digest()};
   auto g = run("sparse", "vvd_sparse", Mode::Gradient, in, {"v1"});
@@ -170,7 +170,7 @@ TEST_CASE("digest 004 9.1 test 5: SMVM w.r.t. dense x is {0:5, 1:3, 2:7}", "[spa
   CHECK(g[1].values == std::vector<double>{5, 3, 7});
 }
 
-TEST_CASE("digest 004 9.1 test 6: SMMM w.r.t. dense B is [[5,5],[3,3],[7,7]]; sparse B: stored",
+TEST_CASE("digest 004 9.1 test 6: SMMM w.r.t. dense B is [[5,5],[3,3],[7,7]], sparse B: stored",
           "[sparse]") {
   auto g = run("sparse", "smmm", Mode::Gradient,
                {matrix_a(), ir::dense_f64({3, 2}, {1, 2, 3, 4, 5, 6})}, {"B"});
@@ -242,7 +242,7 @@ TEST_CASE("digest 004 9.1 test 11: u * w w.r.t. u is J(i)(j)(k) = [i == k] w(j),
       }
 }
 
-TEST_CASE("digest 004 9.1 test 12: if i = 2 then v * v gives {2: 2 V(2)}; let = inlined",
+TEST_CASE("digest 004 9.1 test 12: if i = 2 then v * v gives {2: 2 V(2)}, let = inlined",
           "[sparse]") {
   std::vector<ir::Tensor> in = {ir::make_coo({5}, {0, 2, 3}, {1.5, -2, 4})};
   auto a = run("sparse", "iverson_let", Mode::Gradient, in, {"v"});
@@ -283,7 +283,7 @@ TEST_CASE("digest 004 9.1 test 14: finite differences agree on the stored coordi
   }
 }
 
-TEST_CASE("digest 004 9.1 test 15: D_tau types; ingrad of a real is zero[real (x) tau]; F = D_real",
+TEST_CASE("digest 004 9.1 test 15: D_tau types, ingrad of a real is zero[real (x) tau], F = D_real",
           "[sparse]") {
   // D_tau[[e]] : tensor (m + n): BATAx (m = 1) w.r.t. x (n = 1) gives a rank-2 block.
   std::vector<ir::Tensor> in = {matrix_a(), ir::dense_f64({3}, {1, 1, 1}), ir::scalar(2)};

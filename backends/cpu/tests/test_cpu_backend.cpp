@@ -172,7 +172,7 @@ TEST_CASE("cpu: a compiler error names the generated line and the IR statement",
   }
 }
 
-TEST_CASE("cpu: matrix products go to Eigen and agree; triangular ones stay loops", "[cpu]") {
+TEST_CASE("cpu: matrix products go to Eigen and agree, triangular ones stay loops", "[cpu]") {
   use_temp_cache();
   static ir::Module m = ir::parse_module(R"(func mm(A: f64[n, p], B: f64[p, q]) -> f64[n, q] {
   return gen[i < n, j < q] sum[k < p] A[i, k] * B[k, j]

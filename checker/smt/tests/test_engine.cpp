@@ -68,7 +68,7 @@ TEST_CASE("index-into-Gen applies only where the context proves the range (000 e
         "[0 <= j && j < n] * (x[j] * 2)");
 }
 
-TEST_CASE("Iverson algebra, sum elimination and ring rules (000 P11, SE; 001 Fig. 8b)", "[smt]") {
+TEST_CASE("Iverson algebra, sum elimination and ring rules (000 P11, SE, 001 Fig. 8b)", "[smt]") {
   CHECK(simplify("[p] * ([i < n] * y)") == "[p && i < n] * y");
   CHECK(simplify("[true] * y") == "y");
   CHECK(simplify("[false] * y") == "0");
