@@ -194,7 +194,7 @@ expect_out "eval takes an i64 size parameter from a shape" $'head k=3\n  result 
 # --- check (the gradient checker) --------------------------------------------------------
 "$ADLAB" check good --strategy fd >out 2>err
 check "check exits 0 when every cell passes" test $? -eq 0
-check "check PASS row" grep -qE '^t/dot +fd +engine +gradient +PASS ' out
+check "check PASS row" grep -qE '^t/dot +fd +engine/interp +gradient +PASS ' out
 check "check summary" grep -qF "OK: every supported cell passed" out
 "$ADLAB" check good --strategy fd --json check.json >out 2>err
 check "check --json writes the schema" grep -qF '"schema": "adlab-check/1"' check.json
@@ -273,6 +273,12 @@ grad_vals() {
 check "grad gradient of x*y at (3, 4) is (4, 3)" test "$(grad_vals)" = "12 4 3 "
 check "grad jvp with ones is x + y" test "$(grad_vals --mode jvp)" = "12 7 "
 check "grad vjp with ones is (y, x)" test "$(grad_vals --mode vjp --wrt y)" = "12 3 "
+# dualrev on the compiled backend: the generated unit with T = Dual records the tape (exact).
+check "grad dualrev --backend cpu of x*y at (3, 4) is (4, 3)" test "$(ADLAB_CACHE_DIR=$T/cache \
+  "$ADLAB" grad prod.adl --strategy dualrev --backend cpu --input x=x3.json --input y=y4.json \
+  2>err | sed -n 's/.*= //p' | xargs)" = "12 4 3"
+expect_err "grad dualrev on an unknown backend" 'error: unknown backend `gpu` (known: ...' \
+  grad prod.adl --strategy dualrev --backend gpu --input x=x3.json --input y=y4.json
 expect_err "grad unknown strategy" 'error: unknown strategy `nope` (known: ...' grad prod.adl --strategy nope
 expect_err "grad unknown mode" 'error: unknown mode `sideways` (gradient, vjp, jvp, jacobian, hvp)' \
   grad prod.adl --strategy fd --mode sideways
