@@ -95,10 +95,12 @@ void* Library::symbol(const char* name) const {
 Built build(const Unit& unit, const std::string& function_name, const std::string& scalar_type,
             const CompilerConfig& config, const std::string& keep_source) {
   auto t0 = std::chrono::steady_clock::now();
-  // Fixed flags: the interpreter's arithmetic (no contraction into fma, no reassociation).
-  std::string flags =
-      config.flags +
-      " -std=c++20 -fPIC -shared -fopenmp -ffp-contract=off -DADLAB_SCALAR=" + scalar_type;
+  // Fixed flags: the interpreter's arithmetic (no contraction into fma, no reassociation);
+  // no errno from <cmath>, so cos(theta) in a loop body is computed once (decision 402).
+  std::string flags = config.flags +
+                      " -std=c++20 -fPIC -shared -fopenmp -ffp-contract=off -fno-math-errno "
+                      "-DADLAB_SCALAR=" +
+                      scalar_type;
   std::string key =
       content_hash(unit.source + '\0' + kRuntimeHeader + '\0' + config.compiler + '\0' + flags);
   fs::path dir = config.cache_dir;

@@ -9,6 +9,7 @@
 #include <initializer_list>
 #include <limits>
 #include <map>
+#include <new>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -76,66 +77,123 @@ enum FailKind : int {
   throw Failure{site, kind, a, b, c};
 }
 
-// A tensor of E (T or i64): shape, dense entries or a CSR/COO pattern; owns or views its arrays.
+// Copies n entries; a few are copied inline (a library memmove costs more than small tensors).
+template <class E>
+void copy_entries(const E* src, i64 n, E* dst) {
+  if (n <= 16) {
+    for (i64 k = 0; k < n; ++k) dst[k] = src[k];
+    return;
+  }
+  std::copy(src, src + n, dst);
+}
+
+// Where a tensor's entries live, which decides what a copy and a move of it do.
+enum Keep : int {
+  kArgView = 0,   // adlab's argument arrays (or rows of them): they outlive the call, so shared
+  kHeap = 1,      // own, own_a, own_b: copied and moved with the vectors
+  kInline = 2,    // the tensor's inline storage (a small dense tensor): copied entry by entry
+  kBorrowed = 3,  // a dense row of another tensor of the unit (a slice view): copies are deep
+  kResult = 4     // adlab's result buffer: a move keeps pointing at it, a copy is deep
+};
+
+// A tensor of E (T or i64): shape, dense entries or a CSR/COO pattern. Small dense tensors keep
+// their entries inline (no heap allocation per call or per iteration); a dense row of a tensor is
+// a view of it.
 template <class E>
 struct Tensor {
+  // Inline capacity: 128 bytes of entries, for any E that can be copied as bytes (double, float,
+  // i64, a dual number); none for other types, which then live on the heap.
+  static constexpr i64 kInlineCap =
+      std::is_trivially_copyable_v<E> && std::is_trivially_destructible_v<E>
+          ? static_cast<i64>(128 / sizeof(E))
+          : 0;
+
   int storage = kDense;
+  int keep = kArgView;
   i64 rank = 0;
   i64 shape[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   const E* p = nullptr;
-  E* w = nullptr;  // writable entries: own.data(), or adlab's result buffer (not owned)
+  E* w = nullptr;  // writable entries (own, inline or adlab's result buffer); null for views
   i64 nnz = 0;
   const i64* row_ptr = nullptr;
   const i64* col_idx = nullptr;
   const i64* coords = nullptr;
   std::vector<E> own;
   std::vector<i64> own_a, own_b;  // CSR row_ptr/col_idx or COO coords, when owned
-  bool owned = false;
+  alignas(E) unsigned char inl[kInlineCap > 0 ? kInlineCap * sizeof(E) : 1];
 
   Tensor() = default;
-  Tensor(const Tensor& o) { *this = o; }
-  Tensor(Tensor&& o) noexcept { *this = std::move(o); }
+  Tensor(const Tensor& o) { copy_from(o); }
+  Tensor(Tensor&& o) noexcept { move_from(o); }
   Tensor& operator=(const Tensor& o) {
-    if (this == &o) return *this;
-    copy_header(o);
-    if (o.w && !o.owned) {  // a copy of adlab's result buffer owns its entries
-      own.assign(o.p, o.p + o.numel());
-      own_a.clear();
-      own_b.clear();
-      owned = true;
-      repoint();
-    } else if (o.owned) {
-      own = o.own;
-      own_a = o.own_a;
-      own_b = o.own_b;
-      repoint();
-    }
+    if (this != &o) copy_from(o);
     return *this;
   }
   Tensor& operator=(Tensor&& o) noexcept {
-    if (this == &o) return *this;
-    copy_header(o);
-    if (o.owned) {
-      own = std::move(o.own);
-      own_a = std::move(o.own_a);
-      own_b = std::move(o.own_b);
-      repoint();
-    }
+    if (this != &o) move_from(o);
     return *this;
   }
+
   void copy_header(const Tensor& o) {
     storage = o.storage;
     rank = o.rank;
     std::copy(o.shape, o.shape + 8, shape);
-    p = o.p;
-    w = o.w;
     nnz = o.nnz;
     row_ptr = o.row_ptr;
     col_idx = o.col_idx;
     coords = o.coords;
-    owned = o.owned;
   }
+  void copy_from(const Tensor& o) {
+    copy_header(o);
+    if (o.keep == kArgView) {
+      keep = kArgView;
+      p = o.p;
+      w = o.w;
+    } else if (o.keep == kHeap) {
+      own = o.own;
+      own_a = o.own_a;
+      own_b = o.own_b;
+      keep = kHeap;
+      repoint();
+    } else {  // inline, borrowed or adlab's buffer: dense entries, copied
+      const i64 n = o.numel();
+      copy_entries(o.p, n, alloc_dense(n));
+    }
+  }
+  void move_from(Tensor& o) {
+    if (o.keep == kInline || o.keep == kBorrowed) {
+      copy_from(o);
+      return;
+    }
+    copy_header(o);
+    keep = o.keep;
+    if (o.keep == kHeap) {
+      own = std::move(o.own);
+      own_a = std::move(o.own_a);
+      own_b = std::move(o.own_b);
+      repoint();
+    } else {  // argument arrays or adlab's buffer: still the same arrays
+      p = o.p;
+      w = o.w;
+    }
+  }
+  E* inline_entries() { return std::launder(reinterpret_cast<E*>(inl)); }
+  // Storage for n dense entries (inline when they fit), not initialised.
+  E* alloc_dense(i64 n) {
+    if (n <= kInlineCap) {
+      keep = kInline;
+      w = inline_entries();
+    } else {
+      keep = kHeap;
+      own.resize(static_cast<std::size_t>(n));
+      w = own.data();
+    }
+    p = w;
+    return w;
+  }
+  // Points p, w and the pattern at the owned vectors (after they were filled).
   void repoint() {
+    keep = kHeap;
     w = own.data();
     p = w;
     if (storage == kCsr) {
@@ -165,10 +223,8 @@ Tensor<E> dense(std::initializer_list<i64> dims) {
   t.rank = static_cast<i64>(dims.size());
   i64 k = 0;
   for (i64 d : dims) t.shape[k++] = d;
-  t.own.assign(static_cast<std::size_t>(t.numel()), E(0));
-  t.owned = true;
-  t.repoint();
   t.nnz = t.numel();
+  std::fill_n(t.alloc_dense(t.nnz), t.nnz, E(0));
   return t;
 }
 
@@ -185,6 +241,7 @@ Tensor<E> result_dense(const Services* s, i64 k, std::initializer_list<i64> dims
       t.nnz = t.numel();
       t.w = s->result(s->ctx, k, t.nnz);
       t.p = t.w;
+      t.keep = kResult;
       if (t.w) return t;
     }
   }
@@ -222,7 +279,6 @@ Tensor<T> param(const InArg& a) {
     } else if (a.storage == kCoo) {
       t.own_a.assign(a.coords, a.coords + a.nnz * a.rank);
     }
-    t.owned = true;
     t.repoint();
     return t;
   }
@@ -353,29 +409,40 @@ void for_each_stored(const Tensor<E>& t, const i64* prefix, i64 k, F&& fn) {
   }
 }
 
-// The sub-tensor with the first k indices fixed: a dense copy (sparse rows are densified).
+// A dense copy of the sub-tensor of a sparse tensor with the first k indices fixed.
 template <class E>
-Tensor<E> slice(const Tensor<E>& t, const i64* key, i64 k) {
+Tensor<E> densify(const Tensor<E>& t, const i64* key, i64 k) {
   Tensor<E> r;
   r.rank = t.rank - k;
   for (i64 d = 0; d < r.rank; ++d) r.shape[d] = t.shape[k + d];
-  i64 inner = r.numel();
-  r.owned = true;
-  if (t.storage == kDense) {
+  const i64 inner = r.numel();
+  r.nnz = inner;
+  E* out = r.alloc_dense(inner);
+  std::fill_n(out, inner, E(0));
+  for_each_stored(t, key, k, [&](const i64* full, i64 pos) {
     i64 off = 0;
-    for (i64 d = 0; d < k; ++d) off = off * t.shape[d] + key[d];
-    off *= inner;
-    r.own.assign(t.p + off, t.p + off + inner);
-  } else {
-    r.own.assign(static_cast<std::size_t>(inner), E(0));
-    for_each_stored(t, key, k, [&](const i64* full, i64 pos) {
-      i64 off = 0;
-      for (i64 d = k; d < t.rank; ++d) off = off * t.shape[d] + full[d];
-      r.own[static_cast<std::size_t>(off)] = t.p[pos];
-    });
+    for (i64 d = k; d < t.rank; ++d) off = off * t.shape[d] + full[d];
+    out[off] = t.p[pos];
+  });
+  return r;
+}
+
+// The sub-tensor with the first k indices fixed: a view of a dense tensor's row (no copy; a copy
+// of the view is deep unless the row is adlab's argument), a dense copy of a sparse one.
+template <class E>
+[[gnu::always_inline]] inline Tensor<E> slice(const Tensor<E>& t, const i64* key, i64 k) {
+  if (t.storage != kDense) return densify(t, key, k);
+  Tensor<E> r;
+  r.rank = t.rank - k;
+  i64 off = 0, inner = 1;
+  for (i64 d = 0; d < k; ++d) off = off * t.shape[d] + key[d];
+  for (i64 d = 0; d < r.rank; ++d) {
+    r.shape[d] = t.shape[k + d];
+    inner *= r.shape[d];
   }
   r.nnz = inner;
-  r.repoint();
+  r.p = t.p + off * inner;
+  r.keep = t.keep == kArgView ? kArgView : kBorrowed;
   return r;
 }
 
@@ -394,10 +461,10 @@ void store(int site, Tensor<E>& out, i64 block, const Tensor<E>& v) {
   i64 inner = v.numel();
   E* dst = out.w + block * inner;
   if (v.storage == kDense) {
-    std::copy(v.p, v.p + inner, dst);
+    copy_entries(v.p, inner, dst);
     return;
   }
-  Tensor<E> d = slice(v, nullptr, 0);
+  Tensor<E> d = densify(v, nullptr, 0);
   std::copy(d.p, d.p + inner, dst);
 }
 
@@ -409,7 +476,6 @@ Tensor<E> zero_sparse(int storage, std::initializer_list<i64> dims) {
   t.rank = static_cast<i64>(dims.size());
   i64 k = 0;
   for (i64 d : dims) t.shape[k++] = d;
-  t.owned = true;
   if (storage == kCsr) {
     t.own_a.assign(static_cast<std::size_t>(t.shape[0] + 1), 0);
     t.own_b.clear();
@@ -441,10 +507,8 @@ void put(OutSink* sink, const Tensor<E>& t) {
 template <class E>
 void put_scalar(OutSink* sink, const E& v) {
   Tensor<E> t;
-  t.own.assign(1, v);
-  t.owned = true;
-  t.repoint();
   t.nnz = 1;
+  *t.alloc_dense(1) = v;
   put(sink, t);
 }
 
