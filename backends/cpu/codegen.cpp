@@ -678,7 +678,10 @@ void Emitter::function(const Function& f, bool entry) {
           !result_gens.count(r.get()))
         result_gens[r.get()] = static_cast<int>(k);
     }
-  line("static " + rtype + " " + fname + "(" + params + ") {");
+  // A callee is inlined into its caller (decision 403): its small tensors then cost no calls
+  // and the compiler sees their constant shapes.
+  line(std::string(entry ? "static " : "[[gnu::always_inline]] inline ") + rtype + " " + fname +
+       "(" + params + ") {");
   for (std::size_t k = 0; k < f.params.size(); ++k) hoist_view(pnames[k], f.params[k]->type);
   for (std::size_t k = 0; k < f.sizes.size(); ++k) {
     Expr s = f.sizes[k];

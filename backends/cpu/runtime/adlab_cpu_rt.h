@@ -9,6 +9,7 @@
 #include <initializer_list>
 #include <limits>
 #include <map>
+#include <memory>
 #include <new>
 #include <tuple>
 #include <type_traits>
@@ -77,20 +78,35 @@ enum FailKind : int {
   throw Failure{site, kind, a, b, c};
 }
 
-// Copies n entries; a few are copied inline (a library memmove costs more than small tensors).
+// Copies or fills n entries; a few are written inline, unrolled (GCC turns a plain loop into a
+// library memmove or memset, which costs more than a small tensor's whole computation).
 template <class E>
 void copy_entries(const E* src, i64 n, E* dst) {
   if (n <= 16) {
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC unroll 16
+#endif
     for (i64 k = 0; k < n; ++k) dst[k] = src[k];
     return;
   }
   std::copy(src, src + n, dst);
 }
+template <class E>
+void fill_entries(E* dst, i64 n, const E& v) {
+  if (n <= 16) {
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC unroll 16
+#endif
+    for (i64 k = 0; k < n; ++k) dst[k] = v;
+    return;
+  }
+  std::fill_n(dst, n, v);
+}
 
 // Where a tensor's entries live, which decides what a copy and a move of it do.
 enum Keep : int {
   kArgView = 0,   // adlab's argument arrays (or rows of them): they outlive the call, so shared
-  kHeap = 1,      // own, own_a, own_b: copied and moved with the vectors
+  kHeap = 1,      // the heap arrays (owned()): copied and moved with them
   kInline = 2,    // the tensor's inline storage (a small dense tensor): copied entry by entry
   kBorrowed = 3,  // a dense row of another tensor of the unit (a slice view): copies are deep
   kResult = 4     // adlab's result buffer: a move keeps pointing at it, a copy is deep
@@ -111,25 +127,30 @@ struct Tensor {
   int storage = kDense;
   int keep = kArgView;
   i64 rank = 0;
-  i64 shape[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  i64 shape[8];  // shape[0, rank) is set; the rest is never read (not zeroed: tensors are many)
   const E* p = nullptr;
-  E* w = nullptr;  // writable entries (own, inline or adlab's result buffer); null for views
+  E* w = nullptr;  // writable entries (heap, inline or adlab's result buffer); null for views
   i64 nnz = 0;
   const i64* row_ptr = nullptr;
   const i64* col_idx = nullptr;
   const i64* coords = nullptr;
-  std::vector<E> own;
-  std::vector<i64> own_a, own_b;  // CSR row_ptr/col_idx or COO coords, when owned
+  // Entries and pattern on the heap (own_a, own_b: CSR row_ptr/col_idx or COO coords), behind
+  // one pointer: a small tensor then costs one null pointer to make and to destroy.
+  struct Heap {
+    std::vector<E> own;
+    std::vector<i64> own_a, own_b;
+  };
+  std::unique_ptr<Heap> heap;
   alignas(E) unsigned char inl[kInlineCap > 0 ? kInlineCap * sizeof(E) : 1];
 
-  Tensor() = default;
-  Tensor(const Tensor& o) { copy_from(o); }
-  Tensor(Tensor&& o) noexcept { move_from(o); }
-  Tensor& operator=(const Tensor& o) {
+  [[gnu::always_inline]] Tensor() {}  // inlined: small tensors are made per call
+  [[gnu::always_inline]] Tensor(const Tensor& o) { copy_from(o); }
+  [[gnu::always_inline]] Tensor(Tensor&& o) noexcept { move_from(o); }
+  [[gnu::always_inline]] Tensor& operator=(const Tensor& o) {
     if (this != &o) copy_from(o);
     return *this;
   }
-  Tensor& operator=(Tensor&& o) noexcept {
+  [[gnu::always_inline]] Tensor& operator=(Tensor&& o) noexcept {
     if (this != &o) move_from(o);
     return *this;
   }
@@ -137,22 +158,22 @@ struct Tensor {
   void copy_header(const Tensor& o) {
     storage = o.storage;
     rank = o.rank;
-    std::copy(o.shape, o.shape + 8, shape);
+    // The used dimensions only, one at a time: std::copy of all 8 called memmove, and one wide
+    // load of entries just written one by one stalls store forwarding.
+    for (i64 d = 0; d < o.rank; ++d) shape[d] = o.shape[d];
     nnz = o.nnz;
     row_ptr = o.row_ptr;
     col_idx = o.col_idx;
     coords = o.coords;
   }
-  void copy_from(const Tensor& o) {
+  [[gnu::always_inline]] void copy_from(const Tensor& o) {
     copy_header(o);
     if (o.keep == kArgView) {
       keep = kArgView;
       p = o.p;
       w = o.w;
     } else if (o.keep == kHeap) {
-      own = o.own;
-      own_a = o.own_a;
-      own_b = o.own_b;
+      heap = std::make_unique<Heap>(*o.heap);
       keep = kHeap;
       repoint();
     } else {  // inline, borrowed or adlab's buffer: dense entries, copied
@@ -160,7 +181,7 @@ struct Tensor {
       copy_entries(o.p, n, alloc_dense(n));
     }
   }
-  void move_from(Tensor& o) {
+  [[gnu::always_inline]] void move_from(Tensor& o) {
     if (o.keep == kInline || o.keep == kBorrowed) {
       copy_from(o);
       return;
@@ -168,9 +189,7 @@ struct Tensor {
     copy_header(o);
     keep = o.keep;
     if (o.keep == kHeap) {
-      own = std::move(o.own);
-      own_a = std::move(o.own_a);
-      own_b = std::move(o.own_b);
+      heap = std::move(o.heap);
       repoint();
     } else {  // argument arrays or adlab's buffer: still the same arrays
       p = o.p;
@@ -185,23 +204,28 @@ struct Tensor {
       w = inline_entries();
     } else {
       keep = kHeap;
-      own.resize(static_cast<std::size_t>(n));
-      w = own.data();
+      owned().own.resize(static_cast<std::size_t>(n));
+      w = heap->own.data();
     }
     p = w;
     return w;
   }
   // Points p, w and the pattern at the owned vectors (after they were filled).
   void repoint() {
+    Heap& h = owned();
     keep = kHeap;
-    w = own.data();
+    w = h.own.data();
     p = w;
     if (storage == kCsr) {
-      row_ptr = own_a.data();
-      col_idx = own_b.data();
+      row_ptr = h.own_a.data();
+      col_idx = h.own_b.data();
     } else if (storage == kCoo) {
-      coords = own_a.data();
+      coords = h.own_a.data();
     }
+  }
+  Heap& owned() {
+    if (!heap) heap = std::make_unique<Heap>();
+    return *heap;
   }
   i64 numel() const {
     i64 n = 1;
@@ -218,13 +242,13 @@ struct Tensor {
 
 // A dense tensor of the given shape, filled with zeros.
 template <class E>
-Tensor<E> dense(std::initializer_list<i64> dims) {
+[[gnu::always_inline]] inline Tensor<E> dense(std::initializer_list<i64> dims) {
   Tensor<E> t;
   t.rank = static_cast<i64>(dims.size());
   i64 k = 0;
   for (i64 d : dims) t.shape[k++] = d;
   t.nnz = t.numel();
-  std::fill_n(t.alloc_dense(t.nnz), t.nnz, E(0));
+  fill_entries(t.alloc_dense(t.nnz), t.nnz, E(0));
   return t;
 }
 
@@ -271,13 +295,14 @@ Tensor<T> param(const InArg& a) {
   } else {
     Tensor<T> t = view<T>(a, nullptr);
     i64 n = a.storage == kDense ? t.numel() : a.nnz;
-    t.own.resize(static_cast<std::size_t>(n));
-    for (i64 k = 0; k < n; ++k) t.own[static_cast<std::size_t>(k)] = T(a.values[k]);
+    auto& h = t.owned();
+    h.own.resize(static_cast<std::size_t>(n));
+    for (i64 k = 0; k < n; ++k) h.own[static_cast<std::size_t>(k)] = T(a.values[k]);
     if (a.storage == kCsr) {
-      t.own_a.assign(a.row_ptr, a.row_ptr + a.shape[0] + 1);
-      t.own_b.assign(a.col_idx, a.col_idx + a.nnz);
+      h.own_a.assign(a.row_ptr, a.row_ptr + a.shape[0] + 1);
+      h.own_b.assign(a.col_idx, a.col_idx + a.nnz);
     } else if (a.storage == kCoo) {
-      t.own_a.assign(a.coords, a.coords + a.nnz * a.rank);
+      h.own_a.assign(a.coords, a.coords + a.nnz * a.rank);
     }
     t.repoint();
     return t;
@@ -431,8 +456,11 @@ Tensor<E> densify(const Tensor<E>& t, const i64* key, i64 k) {
 // of the view is deep unless the row is adlab's argument), a dense copy of a sparse one.
 template <class E>
 [[gnu::always_inline]] inline Tensor<E> slice(const Tensor<E>& t, const i64* key, i64 k) {
-  if (t.storage != kDense) return densify(t, key, k);
-  Tensor<E> r;
+  Tensor<E> r;  // every path returns r: constructed in place (NRVO), not moved
+  if (t.storage != kDense) {
+    r = densify(t, key, k);
+    return r;
+  }
   r.rank = t.rank - k;
   i64 off = 0, inner = 1;
   for (i64 d = 0; d < k; ++d) off = off * t.shape[d] + key[d];
@@ -477,8 +505,7 @@ Tensor<E> zero_sparse(int storage, std::initializer_list<i64> dims) {
   i64 k = 0;
   for (i64 d : dims) t.shape[k++] = d;
   if (storage == kCsr) {
-    t.own_a.assign(static_cast<std::size_t>(t.shape[0] + 1), 0);
-    t.own_b.clear();
+    t.owned().own_a.assign(static_cast<std::size_t>(t.shape[0] + 1), 0);
   }
   t.repoint();
   return t;
