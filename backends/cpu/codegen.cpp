@@ -497,10 +497,11 @@ std::string Emitter::value(Expr e) {
       std::string c = index(s->cond);
       line(ctype(t) + " " + r + "{};");
       line("if (" + c + ") {");
-      line(r + " = " + value(s->then_value) + ";");
+      line(r + " = " + moved_value(s->then_value) + ";");
       line("} else {");
-      line(r + " = " + value(s->else_value) + ";");
+      line(r + " = " + moved_value(s->else_value) + ";");
       line("}");
+      movable.insert(r);
       return r;
     }
     case NodeKind::Iverson: {
@@ -509,10 +510,11 @@ std::string Emitter::value(Expr e) {
       std::string c = index(iv->pred);
       line(ctype(t) + " " + r + "{};");
       line("if (" + c + ") {");
-      line(r + " = " + value(iv->body) + ";");
+      line(r + " = " + moved_value(iv->body) + ";");
       line("} else {");
       line(r + " = " + zero_value(t, e) + ";");
       line("}");
+      movable.insert(r);
       return r;
     }
     case NodeKind::Access: {
@@ -567,7 +569,13 @@ std::string Emitter::value(Expr e) {
       // References: callees take const references, so a tensor argument is not copied.
       std::string list = operand_list(c->args, "arg", true);
       std::string r = fresh("call");
-      line("const " + ctype(t) + " " + r + " = " + fn_name(*c->callee) + "(" + list + ");");
+      if (t.is_scalar()) {
+        line("const " + ctype(t) + " " + r + " = " + fn_name(*c->callee) + "(" + list + ");");
+        return r;
+      }
+      // Not const: a result used once (a branch of a select, a returned value) is moved on.
+      line(ctype(t) + " " + r + " = " + fn_name(*c->callee) + "(" + list + ");");
+      movable.insert(r);
       return r;
     }
     default:
@@ -575,6 +583,12 @@ std::string Emitter::value(Expr e) {
                                                kind_name(e->kind) + " of type " + type_str(t) +
                                                " in `" + expr_str(e) + "`");
   }
+}
+
+// value(e) as the right side of an assignment: a fresh tensor (used nowhere else) is moved.
+std::string Emitter::moved_value(Expr e) {
+  std::string v = value(e);
+  return movable.count(v) ? "std::move(" + v + ")" : v;
 }
 
 std::string Emitter::operand_list(const std::vector<Expr>& operands, const std::string& hint,
@@ -665,7 +679,10 @@ void Emitter::function(const Function& f, bool entry) {
           !result_gens.count(r.get()))
         result_gens[r.get()] = static_cast<int>(k);
     }
-  line("static " + rtype + " " + fname + "(" + params + ") {");
+  // A callee is inlined into its caller (decision 403): its small tensors then cost no calls
+  // and the compiler sees their constant shapes.
+  line(std::string(entry ? "static " : "[[gnu::always_inline]] inline ") + rtype + " " + fname +
+       "(" + params + ") {");
   for (std::size_t k = 0; k < f.params.size(); ++k) hoist_view(pnames[k], f.params[k]->type);
   for (std::size_t k = 0; k < f.sizes.size(); ++k) {
     Expr s = f.sizes[k];
@@ -725,6 +742,7 @@ void Emitter::function(const Function& f, bool entry) {
   }
   origin = "return of `" + f.name + "`";
   std::vector<std::string> outs, vals;
+  std::vector<bool> moved(f.results.size(), false);
   for (std::size_t k = 0; k < f.results.size(); ++k) {
     std::string v = value(f.results[k]);
     auto src = let_source.find(v);  // a let of a fresh tensor: move the tensor itself
@@ -738,6 +756,11 @@ void Emitter::function(const Function& f, bool entry) {
       const std::string& v = vals[k];
       bool move = movable.count(v) && std::count(vals.begin(), vals.end(), v) == 1;
       if (move != (pass == 1)) continue;
+      moved[k] = move;
+      if (move && f.results.size() == 1) {  // returned by name: constructed in place (NRVO)
+        outs[k] = v;
+        continue;
+      }
       outs[k] = fresh("res");
       if (move)
         line(ctype(f.results[k]->type) + " " + outs[k] + " = std::move(" + v + ");");
@@ -751,9 +774,11 @@ void Emitter::function(const Function& f, bool entry) {
   if (outs.size() == 1) {
     line("return " + outs[0] + ";");
   } else {
+    // A moved result stays a move into the tuple: a copy of adlab's result buffer is deep.
     std::string list;
-    for (std::size_t k = 0; k < outs.size(); ++k) list += (k ? ", " : "") + outs[k];
-    line("return " + rtype + "{" + list + "};");  // (copies; results are usually small)
+    for (std::size_t k = 0; k < outs.size(); ++k)
+      list += (k ? ", " : "") + (moved[k] ? "std::move(" + outs[k] + ")" : outs[k]);
+    line("return " + rtype + "{" + list + "};");
   }
   line("}");
   line("");

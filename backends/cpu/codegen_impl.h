@@ -39,7 +39,8 @@ class Emitter {
   // ---- expressions (codegen.cpp) ----
   Scalar scalar(Expr e);
   std::string index(Expr e) { return scalar(e).v; }
-  std::string value(Expr e);  // any type: a C++ expression or a variable name
+  std::string value(Expr e);        // any type: a C++ expression or a variable name
+  std::string moved_value(Expr e);  // value(e), moved when it is a fresh tensor
   // Each operand bound to a `const` local (a reference when `by_reference`), in order; the
   // locals joined by ", " (the initialiser of a tuple, the arguments of a call).
   std::string operand_list(const std::vector<Expr>& operands, const std::string& hint,

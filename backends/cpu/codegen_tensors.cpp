@@ -638,10 +638,10 @@ std::string Emitter::scatter(const Scatter& s, Expr self) {
   if (coo) {
     line("auto " + r + " = adlab_rt::zero_sparse<T>(adlab_rt::kCoo, " + braced(shape) + ");");
     line("for (const auto& [k, v] : " + acc + ") {");
-    line(r + ".own_a.insert(" + r + ".own_a.end(), k.begin(), k.end());");
-    line(r + ".own.push_back(v);");
+    line(r + ".owned().own_a.insert(" + r + ".owned().own_a.end(), k.begin(), k.end());");
+    line(r + ".owned().own.push_back(v);");
     line("}");
-    line(r + ".nnz = static_cast<i64>(" + r + ".own.size());");
+    line(r + ".nnz = static_cast<i64>(" + r + ".owned().own.size());");
     line(r + ".repoint();");
   }
   return r;

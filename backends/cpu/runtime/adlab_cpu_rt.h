@@ -9,6 +9,8 @@
 #include <initializer_list>
 #include <limits>
 #include <map>
+#include <memory>
+#include <new>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -95,74 +97,154 @@ enum FailKind : int {
   throw Failure{site, kind, a, b, c};
 }
 
-// A tensor of E (T or i64): shape, dense entries or a CSR/COO pattern; owns or views its arrays.
+// Copies or fills n entries; a few are written inline, unrolled (GCC turns a plain loop into a
+// library memmove or memset, which costs more than a small tensor's whole computation).
+template <class E>
+void copy_entries(const E* src, i64 n, E* dst) {
+  if (n <= 16) {
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC unroll 16
+#endif
+    for (i64 k = 0; k < n; ++k) dst[k] = src[k];
+    return;
+  }
+  std::copy(src, src + n, dst);
+}
+template <class E>
+void fill_entries(E* dst, i64 n, const E& v) {
+  if (n <= 16) {
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC unroll 16
+#endif
+    for (i64 k = 0; k < n; ++k) dst[k] = v;
+    return;
+  }
+  std::fill_n(dst, n, v);
+}
+
+// Where a tensor's entries live, which decides what a copy and a move of it do.
+enum Keep : int {
+  kArgView = 0,   // adlab's argument arrays (or rows of them): they outlive the call, so shared
+  kHeap = 1,      // the heap arrays (owned()): copied and moved with them
+  kInline = 2,    // the tensor's inline storage (a small dense tensor): copied entry by entry
+  kBorrowed = 3,  // a dense row of another tensor of the unit (a slice view): copies are deep
+  kResult = 4     // adlab's result buffer: a move keeps pointing at it, a copy is deep
+};
+
+// A tensor of E (T or i64): shape, dense entries or a CSR/COO pattern. Small dense tensors keep
+// their entries inline (no heap allocation per call or per iteration); a dense row of a tensor is
+// a view of it.
 template <class E>
 struct Tensor {
+  // Inline capacity: 128 bytes of entries, for any E that can be copied as bytes (double, float,
+  // i64, a dual number); none for other types, which then live on the heap.
+  static constexpr i64 kInlineCap =
+      std::is_trivially_copyable_v<E> && std::is_trivially_destructible_v<E>
+          ? static_cast<i64>(128 / sizeof(E))
+          : 0;
+
   int storage = kDense;
+  int keep = kArgView;
   i64 rank = 0;
-  i64 shape[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  i64 shape[8];  // shape[0, rank) is set; the rest is never read (not zeroed: tensors are many)
   const E* p = nullptr;
-  E* w = nullptr;  // writable entries: own.data(), or adlab's result buffer (not owned)
+  E* w = nullptr;  // writable entries (heap, inline or adlab's result buffer); null for views
   i64 nnz = 0;
   const i64* row_ptr = nullptr;
   const i64* col_idx = nullptr;
   const i64* coords = nullptr;
-  std::vector<E> own;
-  std::vector<i64> own_a, own_b;  // CSR row_ptr/col_idx or COO coords, when owned
-  bool owned = false;
+  // Entries and pattern on the heap (own_a, own_b: CSR row_ptr/col_idx or COO coords), behind
+  // one pointer: a small tensor then costs one null pointer to make and to destroy.
+  struct Heap {
+    std::vector<E> own;
+    std::vector<i64> own_a, own_b;
+  };
+  std::unique_ptr<Heap> heap;
+  alignas(E) unsigned char inl[kInlineCap > 0 ? kInlineCap * sizeof(E) : 1];
 
-  Tensor() = default;
-  Tensor(const Tensor& o) { *this = o; }
-  Tensor(Tensor&& o) noexcept { *this = std::move(o); }
-  Tensor& operator=(const Tensor& o) {
-    if (this == &o) return *this;
-    copy_header(o);
-    if (o.w && !o.owned) {  // a copy of adlab's result buffer owns its entries
-      own.assign(o.p, o.p + o.numel());
-      own_a.clear();
-      own_b.clear();
-      owned = true;
-      repoint();
-    } else if (o.owned) {
-      own = o.own;
-      own_a = o.own_a;
-      own_b = o.own_b;
-      repoint();
-    }
+  [[gnu::always_inline]] Tensor() {}  // inlined: small tensors are made per call
+  [[gnu::always_inline]] Tensor(const Tensor& o) { copy_from(o); }
+  [[gnu::always_inline]] Tensor(Tensor&& o) noexcept { move_from(o); }
+  [[gnu::always_inline]] Tensor& operator=(const Tensor& o) {
+    if (this != &o) copy_from(o);
     return *this;
   }
-  Tensor& operator=(Tensor&& o) noexcept {
-    if (this == &o) return *this;
-    copy_header(o);
-    if (o.owned) {
-      own = std::move(o.own);
-      own_a = std::move(o.own_a);
-      own_b = std::move(o.own_b);
-      repoint();
-    }
+  [[gnu::always_inline]] Tensor& operator=(Tensor&& o) noexcept {
+    if (this != &o) move_from(o);
     return *this;
   }
+
   void copy_header(const Tensor& o) {
     storage = o.storage;
     rank = o.rank;
-    std::copy(o.shape, o.shape + 8, shape);
-    p = o.p;
-    w = o.w;
+    // The used dimensions only, one at a time: std::copy of all 8 called memmove, and one wide
+    // load of entries just written one by one stalls store forwarding.
+    for (i64 d = 0; d < o.rank; ++d) shape[d] = o.shape[d];
     nnz = o.nnz;
     row_ptr = o.row_ptr;
     col_idx = o.col_idx;
     coords = o.coords;
-    owned = o.owned;
   }
+  [[gnu::always_inline]] void copy_from(const Tensor& o) {
+    copy_header(o);
+    if (o.keep == kArgView) {
+      keep = kArgView;
+      p = o.p;
+      w = o.w;
+    } else if (o.keep == kHeap) {
+      heap = std::make_unique<Heap>(*o.heap);
+      keep = kHeap;
+      repoint();
+    } else {  // inline, borrowed or adlab's buffer: dense entries, copied
+      const i64 n = o.numel();
+      copy_entries(o.p, n, alloc_dense(n));
+    }
+  }
+  [[gnu::always_inline]] void move_from(Tensor& o) {
+    if (o.keep == kInline || o.keep == kBorrowed) {
+      copy_from(o);
+      return;
+    }
+    copy_header(o);
+    keep = o.keep;
+    if (o.keep == kHeap) {
+      heap = std::move(o.heap);
+      repoint();
+    } else {  // argument arrays or adlab's buffer: still the same arrays
+      p = o.p;
+      w = o.w;
+    }
+  }
+  E* inline_entries() { return std::launder(reinterpret_cast<E*>(inl)); }
+  // Storage for n dense entries (inline when they fit), not initialised.
+  E* alloc_dense(i64 n) {
+    if (n <= kInlineCap) {
+      keep = kInline;
+      w = inline_entries();
+    } else {
+      keep = kHeap;
+      owned().own.resize(static_cast<std::size_t>(n));
+      w = heap->own.data();
+    }
+    p = w;
+    return w;
+  }
+  // Points p, w and the pattern at the owned vectors (after they were filled).
   void repoint() {
-    w = own.data();
+    Heap& h = owned();
+    keep = kHeap;
+    w = h.own.data();
     p = w;
     if (storage == kCsr) {
-      row_ptr = own_a.data();
-      col_idx = own_b.data();
+      row_ptr = h.own_a.data();
+      col_idx = h.own_b.data();
     } else if (storage == kCoo) {
-      coords = own_a.data();
+      coords = h.own_a.data();
     }
+  }
+  Heap& owned() {
+    if (!heap) heap = std::make_unique<Heap>();
+    return *heap;
   }
   i64 numel() const {
     i64 n = 1;
@@ -179,15 +261,13 @@ struct Tensor {
 
 // A dense tensor of the given shape, filled with zeros.
 template <class E>
-Tensor<E> dense(std::initializer_list<i64> dims) {
+[[gnu::always_inline]] inline Tensor<E> dense(std::initializer_list<i64> dims) {
   Tensor<E> t;
   t.rank = static_cast<i64>(dims.size());
   i64 k = 0;
   for (i64 d : dims) t.shape[k++] = d;
-  t.own.assign(static_cast<std::size_t>(t.numel()), E(0));
-  t.owned = true;
-  t.repoint();
   t.nnz = t.numel();
+  fill_entries(t.alloc_dense(t.nnz), t.nnz, E(0));
   return t;
 }
 
@@ -204,6 +284,7 @@ Tensor<E> result_dense(const Services* s, i64 k, std::initializer_list<i64> dims
       t.nnz = t.numel();
       t.w = s->result(s->ctx, k, t.nnz);
       t.p = t.w;
+      t.keep = kResult;
       if (t.w) return t;
     }
   }
@@ -234,15 +315,15 @@ Tensor<T> param(const InArg& a) {
     if (a.scalars) return view<T>(a, static_cast<const T*>(a.scalars));
     Tensor<T> t = view<T>(a, nullptr);
     i64 n = a.storage == kDense ? t.numel() : a.nnz;
-    t.own.resize(static_cast<std::size_t>(n));
-    for (i64 k = 0; k < n; ++k) t.own[static_cast<std::size_t>(k)] = T(a.values[k]);
+    auto& h = t.owned();
+    h.own.resize(static_cast<std::size_t>(n));
+    for (i64 k = 0; k < n; ++k) h.own[static_cast<std::size_t>(k)] = T(a.values[k]);
     if (a.storage == kCsr) {
-      t.own_a.assign(a.row_ptr, a.row_ptr + a.shape[0] + 1);
-      t.own_b.assign(a.col_idx, a.col_idx + a.nnz);
+      h.own_a.assign(a.row_ptr, a.row_ptr + a.shape[0] + 1);
+      h.own_b.assign(a.col_idx, a.col_idx + a.nnz);
     } else if (a.storage == kCoo) {
-      t.own_a.assign(a.coords, a.coords + a.nnz * a.rank);
+      h.own_a.assign(a.coords, a.coords + a.nnz * a.rank);
     }
-    t.owned = true;
     t.repoint();
     return t;
   }
@@ -391,29 +472,43 @@ void for_each_stored(const Tensor<E>& t, const i64* prefix, i64 k, F&& fn) {
   }
 }
 
-// The sub-tensor with the first k indices fixed: a dense copy (sparse rows are densified).
+// A dense copy of the sub-tensor of a sparse tensor with the first k indices fixed.
 template <class E>
-Tensor<E> slice(const Tensor<E>& t, const i64* key, i64 k) {
+Tensor<E> densify(const Tensor<E>& t, const i64* key, i64 k) {
   Tensor<E> r;
   r.rank = t.rank - k;
   for (i64 d = 0; d < r.rank; ++d) r.shape[d] = t.shape[k + d];
-  i64 inner = r.numel();
-  r.owned = true;
-  if (t.storage == kDense) {
+  const i64 inner = r.numel();
+  r.nnz = inner;
+  E* out = r.alloc_dense(inner);
+  std::fill_n(out, inner, E(0));
+  for_each_stored(t, key, k, [&](const i64* full, i64 pos) {
     i64 off = 0;
-    for (i64 d = 0; d < k; ++d) off = off * t.shape[d] + key[d];
-    off *= inner;
-    r.own.assign(t.p + off, t.p + off + inner);
-  } else {
-    r.own.assign(static_cast<std::size_t>(inner), E(0));
-    for_each_stored(t, key, k, [&](const i64* full, i64 pos) {
-      i64 off = 0;
-      for (i64 d = k; d < t.rank; ++d) off = off * t.shape[d] + full[d];
-      r.own[static_cast<std::size_t>(off)] = t.p[pos];
-    });
+    for (i64 d = k; d < t.rank; ++d) off = off * t.shape[d] + full[d];
+    out[off] = t.p[pos];
+  });
+  return r;
+}
+
+// The sub-tensor with the first k indices fixed: a view of a dense tensor's row (no copy; a copy
+// of the view is deep unless the row is adlab's argument), a dense copy of a sparse one.
+template <class E>
+[[gnu::always_inline]] inline Tensor<E> slice(const Tensor<E>& t, const i64* key, i64 k) {
+  Tensor<E> r;  // every path returns r: constructed in place (NRVO), not moved
+  if (t.storage != kDense) {
+    r = densify(t, key, k);
+    return r;
+  }
+  r.rank = t.rank - k;
+  i64 off = 0, inner = 1;
+  for (i64 d = 0; d < k; ++d) off = off * t.shape[d] + key[d];
+  for (i64 d = 0; d < r.rank; ++d) {
+    r.shape[d] = t.shape[k + d];
+    inner *= r.shape[d];
   }
   r.nnz = inner;
-  r.repoint();
+  r.p = t.p + off * inner;
+  r.keep = t.keep == kArgView ? kArgView : kBorrowed;
   return r;
 }
 
@@ -432,10 +527,10 @@ void store(int site, Tensor<E>& out, i64 block, const Tensor<E>& v) {
   i64 inner = v.numel();
   E* dst = out.w + block * inner;
   if (v.storage == kDense) {
-    std::copy(v.p, v.p + inner, dst);
+    copy_entries(v.p, inner, dst);
     return;
   }
-  Tensor<E> d = slice(v, nullptr, 0);
+  Tensor<E> d = densify(v, nullptr, 0);
   std::copy(d.p, d.p + inner, dst);
 }
 
@@ -447,10 +542,8 @@ Tensor<E> zero_sparse(int storage, std::initializer_list<i64> dims) {
   t.rank = static_cast<i64>(dims.size());
   i64 k = 0;
   for (i64 d : dims) t.shape[k++] = d;
-  t.owned = true;
   if (storage == kCsr) {
-    t.own_a.assign(static_cast<std::size_t>(t.shape[0] + 1), 0);
-    t.own_b.clear();
+    t.owned().own_a.assign(static_cast<std::size_t>(t.shape[0] + 1), 0);
   }
   t.repoint();
   return t;
@@ -480,10 +573,8 @@ void put(OutSink* sink, const Tensor<E>& t) {
 template <class E>
 void put_scalar(OutSink* sink, const E& v) {
   Tensor<E> t;
-  t.own.assign(1, v);
-  t.owned = true;
-  t.repoint();
   t.nnz = 1;
+  *t.alloc_dense(1) = v;
   put(sink, t);
 }
 
