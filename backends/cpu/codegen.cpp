@@ -679,7 +679,7 @@ void Emitter::function(const Function& f, bool entry) {
           !result_gens.count(r.get()))
         result_gens[r.get()] = static_cast<int>(k);
     }
-  // A callee is inlined into its caller (decision 403): its small tensors then cost no calls
+  // A callee is inlined into its caller (decision 113): its small tensors then cost no calls
   // and the compiler sees their constant shapes.
   line(std::string(entry ? "static " : "[[gnu::always_inline]] inline ") + rtype + " " + fname +
        "(" + params + ") {");

@@ -106,7 +106,7 @@ Built build(const Unit& unit, const std::string& function_name, const ScalarType
                                  '\0' + flags + '\0' + scalar.key_text);
 =======
   // Fixed flags: the interpreter's arithmetic (no contraction into fma, no reassociation);
-  // no errno from <cmath>, so cos(theta) in a loop body is computed once (decision 402).
+  // no errno from <cmath>, so cos(theta) in a loop body is computed once (decision 112).
   std::string flags = config.flags +
                       " -std=c++20 -fPIC -shared -fopenmp -ffp-contract=off -fno-math-errno "
                       "-DADLAB_SCALAR=" +

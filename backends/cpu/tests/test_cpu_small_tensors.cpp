@@ -1,4 +1,4 @@
-// The cpu runtime's tensor storage (decisions 400-403): small dense tensors inline, dense rows as
+// The cpu runtime's tensor storage (decisions 110-113): small dense tensors inline, dense rows as
 // views, fresh tensors moved, multi-result entries written into adlab's buffers; every case is
 // checked bit for bit against the interpreter, the reference.
 #include <catch2/catch.hpp>
@@ -99,7 +99,7 @@ void same_as_interp(const std::string& f, const std::vector<ir::Tensor>& in) {
 }
 }  // namespace
 
-TEST_CASE("cpu: a row view returned by a callee outlives its matrix (decision 400)", "[cpu]") {
+TEST_CASE("cpu: a row view returned by a callee outlives its matrix (decision 110)", "[cpu]") {
   same_as_interp("local_row_small", {ir::random_normal({3}, 0, 1, 21)});
   same_as_interp("local_row_heap", {ir::random_normal({4}, 0, 1, 22)});
   auto r = compiled("cpu", "local_row_small")->run({vec({1, 2, 3})});
@@ -121,7 +121,7 @@ TEST_CASE("cpu: loop state replaced by a gen of its own rows (views of the old s
   for (std::size_t k = 0; k < 3; ++k) CHECK(once[0].values[k] == A.values[3 + k]);
 }
 
-TEST_CASE("cpu: both results of a two-result entry are written into adlab's buffers (decision 401)",
+TEST_CASE("cpu: both results of a two-result entry are written into adlab's buffers (decision 111)",
           "[cpu]") {
   auto cpu = compiled("cpu", "two_results");
   std::vector<ir::Tensor> in = {ir::random_normal({1000}, 0, 1, 26)}, out;
