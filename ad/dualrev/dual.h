@@ -18,6 +18,9 @@ inline constexpr int kMaxTerms = 8;
 template <int N>
 struct Lin;
 
+// Recording is a few stores; GCC's -O2 inliner otherwise leaves the statement code out of line.
+#define ADLAB_DUALREV_INLINE [[gnu::always_inline]] inline
+
 class Dual {
  public:
   constexpr Dual() = default;
@@ -102,7 +105,7 @@ concept DualExpr = detail::terms<E> >
 
 namespace detail {
 
-inline Lin<1> lin(const Dual& a) {
+ADLAB_DUALREV_INLINE Lin<1> lin(const Dual& a) {
   Lin<1> r;
   r.v = a.value();
   r.id[0] = a.id();
@@ -110,7 +113,7 @@ inline Lin<1> lin(const Dual& a) {
   return r;
 }
 template <int N>
-const Lin<N>& lin(const Lin<N>& a) {
+ADLAB_DUALREV_INLINE const Lin<N>& lin(const Lin<N>& a) {
   return a;
 }
 
@@ -119,7 +122,7 @@ const Lin<N>& lin(const Lin<N>& a) {
 // into one edge (linear factoring at record time, section 6: d(a) (p z) + d(a) (q z) =
 // d(a) ((p + q) z)).
 template <int N>
-NodeId record(const Lin<N>& l) {
+ADLAB_DUALREV_INLINE NodeId record(const Lin<N>& l) {
   bool any = false;
 #pragma GCC unroll 8
   for (int i = 0; i < N; ++i) any |= !l.id[i].is_constant();
@@ -129,35 +132,40 @@ NodeId record(const Lin<N>& l) {
     no_recording();
   NodeStore& ns = j->nodes;
   ns.reserve_edges(N);
+  std::uint32_t* targets = ns.edge_targets();
+  double* partials = ns.edge_partials();
+  std::size_t edges = 0;
   int ops = l.ops;
-  if constexpr (N == 1) {
-    ns.edge(l.id[0], l.d[0]);
-  } else if (j->factor_operands) {
-    double d[N];
-    bool merged[N] = {};
-    for (int i = 0; i < N; ++i) d[i] = l.d[i];
-    for (int i = 0; i < N; ++i) {
-      if (merged[i] || l.id[i].is_constant()) continue;
+  const bool factor = N > 1 && j->factor_operands;
+#pragma GCC unroll 8
+  for (int i = 0; i < N; ++i) {
+    if (l.id[i].is_constant()) continue;
+    double d = l.d[i];
+    if (factor) {
+      bool seen = false;  // an earlier term of this node's target took this partial already
+#pragma GCC unroll 8
+      for (int k = 0; k < i; ++k) seen |= l.id[k] == l.id[i];
+      if (seen) continue;
+#pragma GCC unroll 8
       for (int k = i + 1; k < N; ++k)
-        if (!merged[k] && l.id[k] == l.id[i]) {
-          d[i] += d[k];
-          merged[k] = true;
+        if (l.id[k] == l.id[i]) {
+          d += l.d[k];
           ops += !l.unit;
         }
-      ns.edge(l.id[i], d[i]);
     }
-  } else {
-    for (int i = 0; i < N; ++i)
-      if (!l.id[i].is_constant()) ns.edge(l.id[i], l.d[i]);
+    targets[edges] = ns.target(l.id[i]);
+    partials[edges] = d;
+    ++edges;
   }
-  j->partial_ops += ops;
-  return NodeId{j->id, ns.end_node()};
+  if (ops != 0) j->partial_ops += ops;  // usually known to be 0 at compile time
+  return NodeId{j->id, ns.end_node(edges)};
 }
 
 // The terms of a scaled by sa followed by b's scaled by sb; `Scaled`: the scales are values, so
 // each product is a multiplication, free only on a Dual's own partial 1.
 template <bool Scaled, class A, class B>
-Lin<terms<A> + terms<B>> join(double v, const A& a, double sa, const B& b, double sb, int ops) {
+ADLAB_DUALREV_INLINE Lin<terms<A> + terms<B>> join(double v, const A& a, double sa, const B& b,
+                                                   double sb, int ops) {
   constexpr int N = terms<A>, M = terms<B>;
   const auto& la = lin(a);
   const auto& lb = lin(b);
@@ -183,7 +191,7 @@ Lin<terms<A> + terms<B>> join(double v, const A& a, double sa, const B& b, doubl
 
 // One operand's terms scaled by its local partial da (a primitive of one argument).
 template <bool Scaled, class A>
-Lin<terms<A>> scale(double v, const A& a, double da, int ops) {
+ADLAB_DUALREV_INLINE Lin<terms<A>> scale(double v, const A& a, double da, int ops) {
   constexpr int N = terms<A>;
   const auto& la = lin(a);
   Lin<N> r;
@@ -201,7 +209,7 @@ Lin<terms<A>> scale(double v, const A& a, double da, int ops) {
 }  // namespace detail
 
 template <int N>
-Dual::Dual(const Lin<N>& l) : v_(l.v), id_(detail::record(l)) {}
+ADLAB_DUALREV_INLINE Dual::Dual(const Lin<N>& l) : v_(l.v), id_(detail::record(l)) {}
 
 // ---- arithmetic: partials at cotangent 1 (paper 003 section 10.2) ----
 // An operation whose operands carry more than kMaxTerms contributions records the larger first.
@@ -215,25 +223,25 @@ Dual::Dual(const Lin<N>& l) : v_(l.v), id_(detail::record(l)) {}
 
 // d(a + b) = (1, 1)
 template <DualExpr A, DualExpr B>
-auto operator+(const A& a, const B& b) {
+ADLAB_DUALREV_INLINE auto operator+(const A& a, const B& b) {
   ADLAB_DUALREV_CAP(+)
   return detail::join<false>(a.value() + b.value(), a, 1.0, b, 1.0, 0);
 }
 // d(a - b) = (1, -1)
 template <DualExpr A, DualExpr B>
-auto operator-(const A& a, const B& b) {
+ADLAB_DUALREV_INLINE auto operator-(const A& a, const B& b) {
   ADLAB_DUALREV_CAP(-)
   return detail::join<false>(a.value() - b.value(), a, 1.0, b, -1.0, 0);
 }
 // d(a * b) = (b, a)
 template <DualExpr A, DualExpr B>
-auto operator*(const A& a, const B& b) {
+ADLAB_DUALREV_INLINE auto operator*(const A& a, const B& b) {
   ADLAB_DUALREV_CAP(*)
   return detail::join<true>(a.value() * b.value(), a, b.value(), b, a.value(), 0);
 }
 // d(a / b) = (1 / b, -(a / b) / b)
 template <DualExpr A, DualExpr B>
-auto operator/(const A& a, const B& b) {
+ADLAB_DUALREV_INLINE auto operator/(const A& a, const B& b) {
   ADLAB_DUALREV_CAP(/) {
     const double q = a.value() / b.value(), r = 1 / b.value();
     return detail::join<true>(q, a, r, b, -q * r, 2);
@@ -244,41 +252,41 @@ auto operator/(const A& a, const B& b) {
 // With a constant c: d(a + c) = d(c + a) = d(a - c) = 1, d(c - a) = -1, d(a c) = c,
 // d(a / c) = 1 / c, d(c / a) = -(c / a) / a.
 template <DualExpr A>
-auto operator+(const A& a, double c) {
+ADLAB_DUALREV_INLINE auto operator+(const A& a, double c) {
   return detail::scale<false>(a.value() + c, a, 1.0, 0);
 }
 template <DualExpr B>
-auto operator+(double c, const B& b) {
+ADLAB_DUALREV_INLINE auto operator+(double c, const B& b) {
   return detail::scale<false>(c + b.value(), b, 1.0, 0);
 }
 template <DualExpr A>
-auto operator-(const A& a, double c) {
+ADLAB_DUALREV_INLINE auto operator-(const A& a, double c) {
   return detail::scale<false>(a.value() - c, a, 1.0, 0);
 }
 template <DualExpr B>
-auto operator-(double c, const B& b) {
+ADLAB_DUALREV_INLINE auto operator-(double c, const B& b) {
   return detail::scale<false>(c - b.value(), b, -1.0, 0);
 }
 template <DualExpr A>
-auto operator*(const A& a, double c) {
+ADLAB_DUALREV_INLINE auto operator*(const A& a, double c) {
   return detail::scale<true>(a.value() * c, a, c, 0);
 }
 template <DualExpr B>
-auto operator*(double c, const B& b) {
+ADLAB_DUALREV_INLINE auto operator*(double c, const B& b) {
   return detail::scale<true>(c * b.value(), b, c, 0);
 }
 template <DualExpr A>
-auto operator/(const A& a, double c) {
+ADLAB_DUALREV_INLINE auto operator/(const A& a, double c) {
   return detail::scale<true>(a.value() / c, a, 1 / c, 1);
 }
 template <DualExpr B>
-auto operator/(double c, const B& b) {
+ADLAB_DUALREV_INLINE auto operator/(double c, const B& b) {
   const double q = c / b.value();
   return detail::scale<true>(q, b, -q / b.value(), 1);
 }
 // d(-a) = -1
 template <DualExpr A>
-auto operator-(const A& a) {
+ADLAB_DUALREV_INLINE auto operator-(const A& a) {
   return detail::scale<false>(-a.value(), a, -1.0, 0);
 }
 template <DualExpr A>
@@ -287,19 +295,19 @@ A operator+(const A& a) {
 }
 
 template <class E>
-Dual& Dual::operator+=(const E& b) {
+ADLAB_DUALREV_INLINE Dual& Dual::operator+=(const E& b) {
   return *this = *this + b;
 }
 template <class E>
-Dual& Dual::operator-=(const E& b) {
+ADLAB_DUALREV_INLINE Dual& Dual::operator-=(const E& b) {
   return *this = *this - b;
 }
 template <class E>
-Dual& Dual::operator*=(const E& b) {
+ADLAB_DUALREV_INLINE Dual& Dual::operator*=(const E& b) {
   return *this = *this * b;
 }
 template <class E>
-Dual& Dual::operator/=(const E& b) {
+ADLAB_DUALREV_INLINE Dual& Dual::operator/=(const E& b) {
   return *this = *this / b;
 }
 
@@ -329,68 +337,68 @@ ADLAB_DUALREV_COMPARE(>=)
 // extend the statement's node (the chain rule through the pending partials) ----
 // d exp(x) = exp(x): the primal result is reused
 template <DualExpr E>
-auto exp(const E& x) {
+ADLAB_DUALREV_INLINE auto exp(const E& x) {
   const double e = std::exp(x.value());
   return detail::scale<true>(e, x, e, 0);
 }
 // d log(x) = 1 / x
 template <DualExpr E>
-auto log(const E& x) {
+ADLAB_DUALREV_INLINE auto log(const E& x) {
   return detail::scale<true>(std::log(x.value()), x, 1 / x.value(), 1);
 }
 // d log1p(x) = 1 / (1 + x)
 template <DualExpr E>
-auto log1p(const E& x) {
+ADLAB_DUALREV_INLINE auto log1p(const E& x) {
   return detail::scale<true>(std::log1p(x.value()), x, 1 / (1 + x.value()), 2);
 }
 // d expm1(x) = expm1(x) + 1
 template <DualExpr E>
-auto expm1(const E& x) {
+ADLAB_DUALREV_INLINE auto expm1(const E& x) {
   const double e = std::expm1(x.value());
   return detail::scale<true>(e, x, e + 1, 1);
 }
 // d sin(x) = cos(x)
 template <DualExpr E>
-auto sin(const E& x) {
+ADLAB_DUALREV_INLINE auto sin(const E& x) {
   return detail::scale<true>(std::sin(x.value()), x, std::cos(x.value()), 1);
 }
 // d cos(x) = -sin(x)
 template <DualExpr E>
-auto cos(const E& x) {
+ADLAB_DUALREV_INLINE auto cos(const E& x) {
   return detail::scale<true>(std::cos(x.value()), x, -std::sin(x.value()), 1);
 }
 // d tan(x) = 1 + tan(x)^2
 template <DualExpr E>
-auto tan(const E& x) {
+ADLAB_DUALREV_INLINE auto tan(const E& x) {
   const double t = std::tan(x.value());
   return detail::scale<true>(t, x, 1 + t * t, 2);
 }
 // d tanh(x) = 1 - tanh(x)^2
 template <DualExpr E>
-auto tanh(const E& x) {
+ADLAB_DUALREV_INLINE auto tanh(const E& x) {
   const double t = std::tanh(x.value());
   return detail::scale<true>(t, x, 1 - t * t, 2);
 }
 // d sigmoid(x) = s (1 - s), with s = 1 / (1 + exp(-x)) computed as ir::math::sigmoid does
 template <DualExpr E>
-auto sigmoid(const E& x) {
+ADLAB_DUALREV_INLINE auto sigmoid(const E& x) {
   const double s = 1 / (1 + std::exp(-x.value()));
   return detail::scale<true>(s, x, s * (1 - s), 2);
 }
 // d sqrt(x) = 1 / (2 sqrt(x))
 template <DualExpr E>
-auto sqrt(const E& x) {
+ADLAB_DUALREV_INLINE auto sqrt(const E& x) {
   const double r = std::sqrt(x.value());
   return detail::scale<true>(r, x, 0.5 / r, 1);
 }
 // d |x| = sign(x) (0 at the kink, which the checker flags)
 template <DualExpr E>
-auto abs(const E& x) {
+ADLAB_DUALREV_INLINE auto abs(const E& x) {
   const double v = x.value();
   return detail::scale<true>(std::fabs(v), x, v > 0 ? 1.0 : (v < 0 ? -1.0 : 0.0), 0);
 }
 template <DualExpr E>
-auto fabs(const E& x) {
+ADLAB_DUALREV_INLINE auto fabs(const E& x) {
   return abs(x);
 }
 // d lgamma(x) = digamma(x)
@@ -421,10 +429,12 @@ inline Dual fmax(const Dual& x, const Dual& y) {
 }
 
 // A new input: a leaf node on the job this thread records into (paper 003 Interleave).
-inline Dual make_input(double v) {
+ADLAB_DUALREV_INLINE Dual make_input(double v) {
   Job* j = tl_job;
   if (!j) detail::no_recording();
   return Dual(v, j->push_leaf());
 }
 
 }  // namespace adlab::ad::dualrev
+
+#undef ADLAB_DUALREV_INLINE

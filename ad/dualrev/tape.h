@@ -53,20 +53,23 @@ class NodeStore {
   }
 
   // A node without contributions: an input (paper 003 Interleave).
-  std::uint32_t push_leaf() { return end_node(); }
-  // Makes room for a node of up to k edges; then edge() k times at most, then end_node().
-  void reserve_edges(std::size_t k) {
+  [[gnu::always_inline]] std::uint32_t push_leaf() { return end_node(); }
+  // Makes room for a node of up to k edges; then the node's edges are written at edge_targets()
+  // and edge_partials() (target(id) encodes a target) and end_node(count) appends the node. The
+  // write position stays in registers: a member incremented per edge was a store-to-load chain.
+  [[gnu::always_inline]] void reserve_edges(std::size_t k) {
     if (e_ + k > ecap_) [[unlikely]]
       grow_edges(k);
   }
-  void edge(NodeId target, double partial) {
-    target_[e_] = target.job == job_ ? target.seq : far_index(target);
-    partial_[e_] = partial;
-    ++e_;
+  std::uint32_t* edge_targets() { return target_.get() + e_; }
+  double* edge_partials() { return partial_.get() + e_; }
+  [[gnu::always_inline]] std::uint32_t target(NodeId t) {
+    return t.job == job_ ? t.seq : far_index(t);
   }
-  std::uint32_t end_node() {
+  [[gnu::always_inline]] std::uint32_t end_node(std::size_t edges = 0) {
     if (n_ == ncap_) [[unlikely]]
       grow_ids();
+    e_ += edges;
     end_[n_] = static_cast<std::uint32_t>(e_);
     return static_cast<std::uint32_t>(n_++);
   }
@@ -132,7 +135,7 @@ class alignas(128) Job {
   std::vector<double> adj;       // staged cotangents, sized n_alpha before a reverse pass (SAlloc)
   std::int64_t partial_ops = 0;  // floating operations spent computing partials (cost model)
 
-  NodeId push_leaf() { return NodeId{id, nodes.push_leaf()}; }
+  [[gnu::always_inline]] NodeId push_leaf() { return NodeId{id, nodes.push_leaf()}; }
 };
 
 // The job this thread records into (the paper's reader context plus the ID state).
