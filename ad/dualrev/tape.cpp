@@ -48,6 +48,11 @@ void NodeStore::grow_edges(std::size_t k) {
   grow_array(partial_, e_, ecap_, e_ + k);
 }
 
+std::uint32_t NodeStore::far_index(NodeId target) {
+  far_.push_back(target);
+  return kFar | static_cast<std::uint32_t>(far_.size() - 1);
+}
+
 std::vector<Edge> NodeStore::edges_of(std::size_t i) const {
   std::vector<Edge> out;
   for_each_edge(i, [&](const Edge& e) { out.push_back(e); });

@@ -94,10 +94,7 @@ class NodeStore {
   const NodeId& far(std::uint32_t t) const { return far_[t & ~kFar]; }
 
  private:
-  std::uint32_t far_index(NodeId target) {
-    far_.push_back(target);
-    return kFar | static_cast<std::uint32_t>(far_.size() - 1);
-  }
+  [[gnu::noinline]] std::uint32_t far_index(NodeId target);  // rare: kept out of the hot path
   void grow_ids();
   void grow_edges(std::size_t k);
 
