@@ -121,6 +121,34 @@ ADLAB_DUALREV_INLINE const Lin<N>& lin(const Lin<N>& a) {
 // once per statement. Constants are skipped; with factor_operands, terms of one node are summed
 // into one edge (linear factoring at record time, section 6: d(a) (p z) + d(a) (q z) =
 // d(a) ((p + q) z)).
+// A statement with terms of one node: they are summed into one edge. Rare, so out of line.
+template <int N>
+[[gnu::noinline]] NodeId record_merged(const Lin<N>& l, Job* j) {
+  NodeStore& ns = j->nodes;
+  ns.reserve_edges(N);
+  std::uint32_t* targets = ns.edge_targets();
+  double* partials = ns.edge_partials();
+  std::size_t edges = 0;
+  int ops = l.ops;
+  for (int i = 0; i < N; ++i) {
+    if (l.id[i].is_constant()) continue;
+    bool seen = false;  // an earlier term of this node's target took this partial already
+    for (int k = 0; k < i; ++k) seen |= l.id[k] == l.id[i];
+    if (seen) continue;
+    double d = l.d[i];
+    for (int k = i + 1; k < N; ++k)
+      if (l.id[k] == l.id[i]) {
+        d += l.d[k];
+        ops += !l.unit;
+      }
+    targets[edges] = ns.target(l.id[i]);
+    partials[edges] = d;
+    ++edges;
+  }
+  j->partial_ops += ops;
+  return NodeId{j->id, ns.end_node(edges)};
+}
+
 template <int N>
 ADLAB_DUALREV_INLINE NodeId record(const Lin<N>& l) {
   bool any = false;
@@ -130,34 +158,31 @@ ADLAB_DUALREV_INLINE NodeId record(const Lin<N>& l) {
   Job* j = tl_job;
   if (!j) [[unlikely]]
     no_recording();
+  if constexpr (N > 1) {
+    if (j->factor_operands) {
+      // Branch-free test for terms of one node (two constants also compare equal: merged path).
+      bool shared = false;
+#pragma GCC unroll 8
+      for (int i = 1; i < N; ++i)
+#pragma GCC unroll 8
+        for (int k = 0; k < i; ++k) shared |= l.id[k] == l.id[i];
+      if (shared) [[unlikely]]
+        return record_merged(l, j);
+    }
+  }
   NodeStore& ns = j->nodes;
   ns.reserve_edges(N);
   std::uint32_t* targets = ns.edge_targets();
   double* partials = ns.edge_partials();
   std::size_t edges = 0;
-  int ops = l.ops;
-  const bool factor = N > 1 && j->factor_operands;
 #pragma GCC unroll 8
   for (int i = 0; i < N; ++i) {
     if (l.id[i].is_constant()) continue;
-    double d = l.d[i];
-    if (factor) {
-      bool seen = false;  // an earlier term of this node's target took this partial already
-#pragma GCC unroll 8
-      for (int k = 0; k < i; ++k) seen |= l.id[k] == l.id[i];
-      if (seen) continue;
-#pragma GCC unroll 8
-      for (int k = i + 1; k < N; ++k)
-        if (l.id[k] == l.id[i]) {
-          d += l.d[k];
-          ops += !l.unit;
-        }
-    }
     targets[edges] = ns.target(l.id[i]);
-    partials[edges] = d;
+    partials[edges] = l.d[i];
     ++edges;
   }
-  if (ops != 0) j->partial_ops += ops;  // usually known to be 0 at compile time
+  if (l.ops != 0) j->partial_ops += l.ops;  // usually known to be 0 at compile time
   return NodeId{j->id, ns.end_node(edges)};
 }
 
