@@ -150,3 +150,35 @@ TEST_CASE("dualrev statement nodes: a constant expression records nothing", "[du
   CHECK(t.num_edges() == 1);
   CHECK(y.value() == 5.0);
 }
+
+TEST_CASE("003 section 12 compact tape: cross-job targets decode to their compound IDs",
+          "[dualrev]") {
+  Tape t;  // one thread: the fork runs its two sides in order
+  Dual x, a, b, y;
+  {
+    Recording rec(t);
+    x = make_input(2.0);
+    auto [pa, pb] = parallel([&] { return Dual(x * x); }, [&] { return Dual(3.0 * x); });
+    a = pa;
+    b = pb;
+    y = a * b;  // in the join job, both operands in the subtasks' jobs
+  }
+  REQUIRE(t.num_jobs() == 4);  // root, left, right, join
+  auto left = t.job(1).nodes.edges_of(0);
+  REQUIRE(left.size() == 1);  // x * x: one edge to the root's x, partial 2x
+  CHECK(left[0].target == x.id());
+  CHECK(left[0].partial == 4.0);
+  auto join = t.job(3).nodes.edges_of(0);
+  REQUIRE(join.size() == 2);
+  CHECK(join[0].target == a.id());
+  CHECK(join[0].partial == b.value());
+  CHECK(join[1].target == b.id());
+  CHECK(join[1].partial == a.value());
+  t.seed(y.id(), 1.0);
+  ResolveOptions o;
+  o.instrument = true;
+  auto s = t.resolve(Variant::Tape, o);
+  CHECK(s.order_violations == 0);
+  CHECK(s.nodes_revisited == 0);
+  CHECK(t.adjoint(x.id()) == 9 * 2.0 * 2.0);  // d(3 x^3) = 9 x^2 = 36
+}
