@@ -5,10 +5,21 @@
 
 #include <boost/math/special_functions/digamma.hpp>
 #include <cmath>
+#include <type_traits>
 
 #include "ad/dualrev/tape.h"
 
 namespace adlab::ad::dualrev {
+
+// Most contributions one statement node collects before its operands are recorded on their own
+// (a `Lin` never grows past it, so its arrays stay small enough to live in registers).
+inline constexpr int kMaxTerms = 8;
+
+template <int N>
+struct Lin;
+
+// Recording is a few stores; GCC's -O2 inliner otherwise leaves the statement code out of line.
+#define ADLAB_DUALREV_INLINE [[gnu::always_inline]] inline
 
 class Dual {
  public:
@@ -16,6 +27,9 @@ class Dual {
   // A constant: no node, so contributions to it are dropped when they are recorded.
   constexpr Dual(double v) : v_(v) {}  // NOLINT(google-explicit-constructor): reads like double
   constexpr Dual(double v, NodeId id) : v_(v), id_(id) {}
+  // Records a statement's pending contributions as one node (implicit: `Dual y = a * b + c;`).
+  template <int N>
+  Dual(const Lin<N>& l);  // NOLINT(google-explicit-constructor)
 
   double value() const { return v_; }
   NodeId id() const { return id_; }
@@ -26,193 +40,395 @@ class Dual {
     return static_cast<U>(v_);
   }
 
-  Dual& operator+=(const Dual& b);
-  Dual& operator-=(const Dual& b);
-  Dual& operator*=(const Dual& b);
-  Dual& operator/=(const Dual& b);
+  template <class E>
+  Dual& operator+=(const E& b);
+  template <class E>
+  Dual& operator-=(const E& b);
+  template <class E>
+  Dual& operator*=(const E& b);
+  template <class E>
+  Dual& operator/=(const E& b);
 
  private:
   double v_ = 0;
   NodeId id_;
 };
 
+// Statement-level preaccumulation (decision 116): an arithmetic expression on Duals is a `Lin`,
+// the value and the not yet recorded contributions (operand ID, partial at cotangent 1) of the
+// node it will become, computed eagerly by the chain rule. Converting it to a Dual records ONE node
+// with N parents: `s + x * y` is one node with three edges instead of two nodes. This is paper
+// 003's algorithm unchanged (a node's backpropagator is the linear map sum_k partial_k * d_k,
+// section 10.2's Contrib with several entries); it only merges nodes that nothing else refers to.
+template <int N>
+struct Lin {
+  double v = 0;
+  bool unit = true;  // every partial is a structural +-1 (a + b, a - b): merging them is free
+  int ops = 0;       // floating operations spent computing the partials (cost model)
+  NodeId id[N];
+  double d[N] = {};
+
+  constexpr Lin() = default;
+  // A constant (no terms recorded), so that `c ? a + b : 0.0` has a type as it has for double.
+  constexpr Lin(double c) : v(c) {}  // NOLINT(google-explicit-constructor)
+  double value() const { return v; }
+  template <class U>
+  U convert_to() const {
+    return static_cast<U>(v);
+  }
+};
+
 namespace detail {
 [[noreturn]] void no_recording();
 
-// paper 003 section 10.3: the op rule writes its Contrib [(d1 op, id1), ...] on the tape.
-inline Dual unary(double v, const Dual& a, double da, int partial_ops = 0) {
-  if (a.is_constant()) return Dual(v);
-  Job* j = tl_job;
-  if (!j) [[unlikely]]
-    no_recording();
-  j->partial_ops += partial_ops;
-  return Dual(v, j->push(Node{{Edge{a.id(), da}, Edge{}}}));
-}
-
-inline Dual binary(double v, const Dual& a, double da, const Dual& b, double db,
-                   int partial_ops = 0, int merge_ops = 0) {
-  if (a.is_constant() && b.is_constant()) return Dual(v);
-  Job* j = tl_job;
-  if (!j) [[unlikely]]
-    no_recording();
-  if (a.id() == b.id() && j->factor_operands) {
-    // Linear factoring at record time (paper 003 section 6): d(a) (p z) + d(a) (q z) = d(a) ((p +
-    // q) z).
-    j->partial_ops += partial_ops + merge_ops;
-    return Dual(v, j->push(Node{{Edge{a.id(), da + db}, Edge{}}}));
-  }
-  j->partial_ops += partial_ops;
-  return Dual(v, j->push(Node{{Edge{a.id(), da}, Edge{b.id(), db}}}));
-}
-
-// a + c and a - c for a constant c have a's backpropagator: the result shares a's node.
-inline Dual shift(double v, const Dual& a) {
-  return Dual(v, a.id());
-}
+template <class E>
+struct ExprTerms {
+  static constexpr int value = 0;
+};
+template <>
+struct ExprTerms<Dual> {
+  static constexpr int value = 1;
+};
+template <int N>
+struct ExprTerms<Lin<N>> {
+  static constexpr int value = N;
+};
+// How many contributions an expression carries: 1 for a Dual, N for a Lin<N>, 0 otherwise.
+template <class E>
+inline constexpr int terms = ExprTerms<std::remove_cvref_t<E>>::value;
 }  // namespace detail
 
-// ---- arithmetic: partials at cotangent 1 (paper 003 section 10.2) ----
-// d(a + b) = (1, 1)
-inline Dual operator+(const Dual& a, const Dual& b) {
-  return detail::binary(a.value() + b.value(), a, 1, b, 1);
+// A scalar of reverse mode: a Dual or a statement's pending Lin.
+template <class E>
+concept DualExpr = detail::terms<E> >
+0;
+
+namespace detail {
+
+ADLAB_DUALREV_INLINE Lin<1> lin(const Dual& a) {
+  Lin<1> r;
+  r.v = a.value();
+  r.id[0] = a.id();
+  r.d[0] = 1;
+  return r;
 }
-inline Dual operator+(const Dual& a, double c) {
-  return detail::unary(a.value() + c, a, 1);
-}
-inline Dual operator+(double c, const Dual& b) {
-  return detail::unary(c + b.value(), b, 1);
-}
-// d(a - b) = (1, -1)
-inline Dual operator-(const Dual& a, const Dual& b) {
-  return detail::binary(a.value() - b.value(), a, 1, b, -1);
-}
-inline Dual operator-(const Dual& a, double c) {
-  return detail::unary(a.value() - c, a, 1);
-}
-inline Dual operator-(double c, const Dual& b) {
-  return detail::unary(c - b.value(), b, -1);
-}
-// d(a * b) = (b, a)
-inline Dual operator*(const Dual& a, const Dual& b) {
-  return detail::binary(a.value() * b.value(), a, b.value(), b, a.value(), 0, 1);
-}
-inline Dual operator*(const Dual& a, double c) {
-  return detail::unary(a.value() * c, a, c);
-}
-inline Dual operator*(double c, const Dual& b) {
-  return detail::unary(c * b.value(), b, c);
-}
-// d(a / b) = (1 / b, -(a / b) / b)
-inline Dual operator/(const Dual& a, const Dual& b) {
-  const double q = a.value() / b.value(), r = 1 / b.value();
-  return detail::binary(q, a, r, b, -q * r, 2, 1);
-}
-inline Dual operator/(const Dual& a, double c) {
-  return detail::unary(a.value() / c, a, 1 / c, 1);
-}
-inline Dual operator/(double c, const Dual& b) {
-  const double q = c / b.value();
-  return detail::unary(q, b, -q / b.value(), 1);
-}
-// d(-a) = -1
-inline Dual operator-(const Dual& a) {
-  return detail::unary(-a.value(), a, -1);
-}
-inline Dual operator+(const Dual& a) {
+template <int N>
+ADLAB_DUALREV_INLINE const Lin<N>& lin(const Lin<N>& a) {
   return a;
 }
 
-inline Dual& Dual::operator+=(const Dual& b) {
+// paper 003 section 10.3: the op rule writes its Contrib [(d_k, id_k), ...] on the tape, here
+// once per statement. Constants are skipped; with factor_operands, terms of one node are summed
+// into one edge (linear factoring at record time, section 6: d(a) (p z) + d(a) (q z) =
+// d(a) ((p + q) z)).
+// A statement with terms of one node: they are summed into one edge. Rare, so out of line.
+template <int N>
+[[gnu::noinline]] NodeId record_merged(const Lin<N>& l, Job* j) {
+  NodeStore& ns = j->nodes;
+  ns.reserve_edges(N);
+  std::uint32_t* targets = ns.edge_targets();
+  double* partials = ns.edge_partials();
+  std::size_t edges = 0;
+  int ops = l.ops;
+  for (int i = 0; i < N; ++i) {
+    if (l.id[i].is_constant()) continue;
+    bool seen = false;  // an earlier term of this node's target took this partial already
+    for (int k = 0; k < i; ++k) seen |= l.id[k] == l.id[i];
+    if (seen) continue;
+    double d = l.d[i];
+    for (int k = i + 1; k < N; ++k)
+      if (l.id[k] == l.id[i]) {
+        d += l.d[k];
+        ops += !l.unit;
+      }
+    targets[edges] = ns.target(l.id[i]);
+    partials[edges] = d;
+    ++edges;
+  }
+  j->partial_ops += ops;
+  return NodeId{j->id, ns.end_node(edges)};
+}
+
+template <int N>
+ADLAB_DUALREV_INLINE NodeId record(const Lin<N>& l) {
+  bool any = false;
+#pragma GCC unroll 8
+  for (int i = 0; i < N; ++i) any |= !l.id[i].is_constant();
+  if (!any) return NodeId{};
+  Job* j = tl_job;
+  if (!j) [[unlikely]]
+    no_recording();
+  if constexpr (N > 1) {
+    if (j->factor_operands) {
+      // Branch-free test for terms of one node (two constants also compare equal: merged path).
+      bool shared = false;
+#pragma GCC unroll 8
+      for (int i = 1; i < N; ++i)
+#pragma GCC unroll 8
+        for (int k = 0; k < i; ++k) shared |= l.id[k] == l.id[i];
+      if (shared) [[unlikely]]
+        return record_merged(l, j);
+    }
+  }
+  NodeStore& ns = j->nodes;
+  ns.reserve_edges(N);
+  std::uint32_t* targets = ns.edge_targets();
+  double* partials = ns.edge_partials();
+  std::size_t edges = 0;
+#pragma GCC unroll 8
+  for (int i = 0; i < N; ++i) {
+    if (l.id[i].is_constant()) continue;
+    targets[edges] = ns.target(l.id[i]);
+    partials[edges] = l.d[i];
+    ++edges;
+  }
+  if (l.ops != 0) j->partial_ops += l.ops;  // usually known to be 0 at compile time
+  return NodeId{j->id, ns.end_node(edges)};
+}
+
+// The terms of a scaled by sa followed by b's scaled by sb; `Scaled`: the scales are values, so
+// each product is a multiplication, free only on a Dual's own partial 1.
+template <bool Scaled, class A, class B>
+ADLAB_DUALREV_INLINE Lin<terms<A> + terms<B>> join(double v, const A& a, double sa, const B& b,
+                                                   double sb, int ops) {
+  constexpr int N = terms<A>, M = terms<B>;
+  const auto& la = lin(a);
+  const auto& lb = lin(b);
+  Lin<N + M> r;
+  r.v = v;
+  r.unit = !Scaled && la.unit && lb.unit;
+  r.ops = la.ops + lb.ops + ops;
+  if constexpr (Scaled)
+    r.ops +=
+        (N > 1 || !std::is_same_v<A, Dual> ? N : 0) + (M > 1 || !std::is_same_v<B, Dual> ? M : 0);
+#pragma GCC unroll 8
+  for (int i = 0; i < N; ++i) {
+    r.id[i] = la.id[i];
+    r.d[i] = la.d[i] * sa;
+  }
+#pragma GCC unroll 8
+  for (int i = 0; i < M; ++i) {
+    r.id[N + i] = lb.id[i];
+    r.d[N + i] = lb.d[i] * sb;
+  }
+  return r;
+}
+
+// One operand's terms scaled by its local partial da (a primitive of one argument).
+template <bool Scaled, class A>
+ADLAB_DUALREV_INLINE Lin<terms<A>> scale(double v, const A& a, double da, int ops) {
+  constexpr int N = terms<A>;
+  const auto& la = lin(a);
+  Lin<N> r;
+  r.v = v;
+  r.unit = !Scaled && la.unit;
+  r.ops = la.ops + ops + (Scaled && !std::is_same_v<A, Dual> ? N : 0);
+#pragma GCC unroll 8
+  for (int i = 0; i < N; ++i) {
+    r.id[i] = la.id[i];
+    r.d[i] = la.d[i] * da;
+  }
+  return r;
+}
+
+}  // namespace detail
+
+template <int N>
+ADLAB_DUALREV_INLINE Dual::Dual(const Lin<N>& l) : v_(l.v), id_(detail::record(l)) {}
+
+// ---- arithmetic: partials at cotangent 1 (paper 003 section 10.2) ----
+// An operation whose operands carry more than kMaxTerms contributions records the larger first.
+#define ADLAB_DUALREV_CAP(op)                                        \
+  if constexpr (detail::terms<A> + detail::terms < B >> kMaxTerms) { \
+    if constexpr (detail::terms<A> >= detail::terms<B>)              \
+      return Dual(a) op b;                                           \
+    else                                                             \
+      return a op Dual(b);                                           \
+  } else
+
+// d(a + b) = (1, 1)
+template <DualExpr A, DualExpr B>
+ADLAB_DUALREV_INLINE auto operator+(const A& a, const B& b) {
+  ADLAB_DUALREV_CAP(+)
+  return detail::join<false>(a.value() + b.value(), a, 1.0, b, 1.0, 0);
+}
+// d(a - b) = (1, -1)
+template <DualExpr A, DualExpr B>
+ADLAB_DUALREV_INLINE auto operator-(const A& a, const B& b) {
+  ADLAB_DUALREV_CAP(-)
+  return detail::join<false>(a.value() - b.value(), a, 1.0, b, -1.0, 0);
+}
+// d(a * b) = (b, a)
+template <DualExpr A, DualExpr B>
+ADLAB_DUALREV_INLINE auto operator*(const A& a, const B& b) {
+  ADLAB_DUALREV_CAP(*)
+  return detail::join<true>(a.value() * b.value(), a, b.value(), b, a.value(), 0);
+}
+// d(a / b) = (1 / b, -(a / b) / b)
+template <DualExpr A, DualExpr B>
+ADLAB_DUALREV_INLINE auto operator/(const A& a, const B& b) {
+  ADLAB_DUALREV_CAP(/) {
+    const double q = a.value() / b.value(), r = 1 / b.value();
+    return detail::join<true>(q, a, r, b, -q * r, 2);
+  }
+}
+#undef ADLAB_DUALREV_CAP
+
+// With a constant c: d(a + c) = d(c + a) = d(a - c) = 1, d(c - a) = -1, d(a c) = c,
+// d(a / c) = 1 / c, d(c / a) = -(c / a) / a.
+template <DualExpr A>
+ADLAB_DUALREV_INLINE auto operator+(const A& a, double c) {
+  return detail::scale<false>(a.value() + c, a, 1.0, 0);
+}
+template <DualExpr B>
+ADLAB_DUALREV_INLINE auto operator+(double c, const B& b) {
+  return detail::scale<false>(c + b.value(), b, 1.0, 0);
+}
+template <DualExpr A>
+ADLAB_DUALREV_INLINE auto operator-(const A& a, double c) {
+  return detail::scale<false>(a.value() - c, a, 1.0, 0);
+}
+template <DualExpr B>
+ADLAB_DUALREV_INLINE auto operator-(double c, const B& b) {
+  return detail::scale<false>(c - b.value(), b, -1.0, 0);
+}
+template <DualExpr A>
+ADLAB_DUALREV_INLINE auto operator*(const A& a, double c) {
+  return detail::scale<true>(a.value() * c, a, c, 0);
+}
+template <DualExpr B>
+ADLAB_DUALREV_INLINE auto operator*(double c, const B& b) {
+  return detail::scale<true>(c * b.value(), b, c, 0);
+}
+template <DualExpr A>
+ADLAB_DUALREV_INLINE auto operator/(const A& a, double c) {
+  return detail::scale<true>(a.value() / c, a, 1 / c, 1);
+}
+template <DualExpr B>
+ADLAB_DUALREV_INLINE auto operator/(double c, const B& b) {
+  const double q = c / b.value();
+  return detail::scale<true>(q, b, -q / b.value(), 1);
+}
+// d(-a) = -1
+template <DualExpr A>
+ADLAB_DUALREV_INLINE auto operator-(const A& a) {
+  return detail::scale<false>(-a.value(), a, -1.0, 0);
+}
+template <DualExpr A>
+A operator+(const A& a) {
+  return a;
+}
+
+template <class E>
+ADLAB_DUALREV_INLINE Dual& Dual::operator+=(const E& b) {
   return *this = *this + b;
 }
-inline Dual& Dual::operator-=(const Dual& b) {
+template <class E>
+ADLAB_DUALREV_INLINE Dual& Dual::operator-=(const E& b) {
   return *this = *this - b;
 }
-inline Dual& Dual::operator*=(const Dual& b) {
+template <class E>
+ADLAB_DUALREV_INLINE Dual& Dual::operator*=(const E& b) {
   return *this = *this * b;
 }
-inline Dual& Dual::operator/=(const Dual& b) {
+template <class E>
+ADLAB_DUALREV_INLINE Dual& Dual::operator/=(const E& b) {
   return *this = *this / b;
 }
 
 // ---- comparisons act on values (paper 003 section 11: D[sign t] = sign(fst D[t])) ----
-inline bool operator==(const Dual& a, const Dual& b) {
-  return a.value() == b.value();
-}
-inline bool operator!=(const Dual& a, const Dual& b) {
-  return a.value() != b.value();
-}
-inline bool operator<(const Dual& a, const Dual& b) {
-  return a.value() < b.value();
-}
-inline bool operator<=(const Dual& a, const Dual& b) {
-  return a.value() <= b.value();
-}
-inline bool operator>(const Dual& a, const Dual& b) {
-  return a.value() > b.value();
-}
-inline bool operator>=(const Dual& a, const Dual& b) {
-  return a.value() >= b.value();
-}
+#define ADLAB_DUALREV_COMPARE(op)            \
+  template <DualExpr A, DualExpr B>          \
+  bool operator op(const A& a, const B& b) { \
+    return a.value() op b.value();           \
+  }                                          \
+  template <DualExpr A>                      \
+  bool operator op(const A& a, double c) {   \
+    return a.value() op c;                   \
+  }                                          \
+  template <DualExpr B>                      \
+  bool operator op(double c, const B& b) {   \
+    return c op b.value();                   \
+  }
+ADLAB_DUALREV_COMPARE(==)
+ADLAB_DUALREV_COMPARE(!=)
+ADLAB_DUALREV_COMPARE(<)
+ADLAB_DUALREV_COMPARE(<=)
+ADLAB_DUALREV_COMPARE(>)
+ADLAB_DUALREV_COMPARE(>=)
+#undef ADLAB_DUALREV_COMPARE
 
-// ---- primitives (found by argument-dependent lookup, as ir::math calls them) ----
+// ---- primitives (found by argument-dependent lookup, as ir::math calls them); on a Lin they
+// extend the statement's node (the chain rule through the pending partials) ----
 // d exp(x) = exp(x): the primal result is reused
-inline Dual exp(const Dual& x) {
+template <DualExpr E>
+ADLAB_DUALREV_INLINE auto exp(const E& x) {
   const double e = std::exp(x.value());
-  return detail::unary(e, x, e);
+  return detail::scale<true>(e, x, e, 0);
 }
 // d log(x) = 1 / x
-inline Dual log(const Dual& x) {
-  return detail::unary(std::log(x.value()), x, 1 / x.value(), 1);
+template <DualExpr E>
+ADLAB_DUALREV_INLINE auto log(const E& x) {
+  return detail::scale<true>(std::log(x.value()), x, 1 / x.value(), 1);
 }
 // d log1p(x) = 1 / (1 + x)
-inline Dual log1p(const Dual& x) {
-  return detail::unary(std::log1p(x.value()), x, 1 / (1 + x.value()), 2);
+template <DualExpr E>
+ADLAB_DUALREV_INLINE auto log1p(const E& x) {
+  return detail::scale<true>(std::log1p(x.value()), x, 1 / (1 + x.value()), 2);
 }
 // d expm1(x) = expm1(x) + 1
-inline Dual expm1(const Dual& x) {
+template <DualExpr E>
+ADLAB_DUALREV_INLINE auto expm1(const E& x) {
   const double e = std::expm1(x.value());
-  return detail::unary(e, x, e + 1, 1);
+  return detail::scale<true>(e, x, e + 1, 1);
 }
 // d sin(x) = cos(x)
-inline Dual sin(const Dual& x) {
-  return detail::unary(std::sin(x.value()), x, std::cos(x.value()), 1);
+template <DualExpr E>
+ADLAB_DUALREV_INLINE auto sin(const E& x) {
+  return detail::scale<true>(std::sin(x.value()), x, std::cos(x.value()), 1);
 }
 // d cos(x) = -sin(x)
-inline Dual cos(const Dual& x) {
-  return detail::unary(std::cos(x.value()), x, -std::sin(x.value()), 1);
+template <DualExpr E>
+ADLAB_DUALREV_INLINE auto cos(const E& x) {
+  return detail::scale<true>(std::cos(x.value()), x, -std::sin(x.value()), 1);
 }
 // d tan(x) = 1 + tan(x)^2
-inline Dual tan(const Dual& x) {
+template <DualExpr E>
+ADLAB_DUALREV_INLINE auto tan(const E& x) {
   const double t = std::tan(x.value());
-  return detail::unary(t, x, 1 + t * t, 2);
+  return detail::scale<true>(t, x, 1 + t * t, 2);
 }
 // d tanh(x) = 1 - tanh(x)^2
-inline Dual tanh(const Dual& x) {
+template <DualExpr E>
+ADLAB_DUALREV_INLINE auto tanh(const E& x) {
   const double t = std::tanh(x.value());
-  return detail::unary(t, x, 1 - t * t, 2);
+  return detail::scale<true>(t, x, 1 - t * t, 2);
 }
 // d sigmoid(x) = s (1 - s), with s = 1 / (1 + exp(-x)) computed as ir::math::sigmoid does
-inline Dual sigmoid(const Dual& x) {
+template <DualExpr E>
+ADLAB_DUALREV_INLINE auto sigmoid(const E& x) {
   const double s = 1 / (1 + std::exp(-x.value()));
-  return detail::unary(s, x, s * (1 - s), 2);
+  return detail::scale<true>(s, x, s * (1 - s), 2);
 }
 // d sqrt(x) = 1 / (2 sqrt(x))
-inline Dual sqrt(const Dual& x) {
+template <DualExpr E>
+ADLAB_DUALREV_INLINE auto sqrt(const E& x) {
   const double r = std::sqrt(x.value());
-  return detail::unary(r, x, 0.5 / r, 1);
+  return detail::scale<true>(r, x, 0.5 / r, 1);
 }
 // d |x| = sign(x) (0 at the kink, which the checker flags)
-inline Dual abs(const Dual& x) {
+template <DualExpr E>
+ADLAB_DUALREV_INLINE auto abs(const E& x) {
   const double v = x.value();
-  return detail::unary(std::fabs(v), x, v > 0 ? 1.0 : (v < 0 ? -1.0 : 0.0));
+  return detail::scale<true>(std::fabs(v), x, v > 0 ? 1.0 : (v < 0 ? -1.0 : 0.0), 0);
 }
-inline Dual fabs(const Dual& x) {
+template <DualExpr E>
+ADLAB_DUALREV_INLINE auto fabs(const E& x) {
   return abs(x);
 }
 // d lgamma(x) = digamma(x)
 inline Dual lgamma(const Dual& x) {
-  return detail::unary(std::lgamma(x.value()), x, boost::math::digamma(x.value()), 1);
+  return detail::scale<true>(std::lgamma(x.value()), x, boost::math::digamma(x.value()), 1);
 }
 // d pow(x, y) = (y x^(y-1), x^y log x); the second only when y is differentiated (log x needs
 // x > 0; at x = 0 the limit 0 is used)
@@ -220,7 +436,7 @@ inline Dual pow(const Dual& x, const Dual& y) {
   const double p = std::pow(x.value(), y.value());
   const double dx = x.is_constant() ? 0.0 : y.value() * std::pow(x.value(), y.value() - 1);
   const double dy = y.is_constant() ? 0.0 : (x.value() == 0 ? 0.0 : p * std::log(x.value()));
-  return detail::binary(p, x, dx, y, dy, 4, 1);
+  return detail::join<true>(p, x, dx, y, dy, 4);
 }
 // floor and round are locally constant: no node (their derivative is 0 away from the jumps)
 inline Dual floor(const Dual& x) {
@@ -238,10 +454,12 @@ inline Dual fmax(const Dual& x, const Dual& y) {
 }
 
 // A new input: a leaf node on the job this thread records into (paper 003 Interleave).
-inline Dual make_input(double v) {
+ADLAB_DUALREV_INLINE Dual make_input(double v) {
   Job* j = tl_job;
   if (!j) detail::no_recording();
   return Dual(v, j->push_leaf());
 }
 
 }  // namespace adlab::ad::dualrev
+
+#undef ADLAB_DUALREV_INLINE

@@ -15,7 +15,8 @@ void resolve_naive(Tape& t, const ResolveOptions& o, ResolveStats& s, Visits* vi
   std::optional<Received> received;
   if (o.count_ops) received.emplace(t);
   while (!calls.empty()) {
-    auto [id, d] = calls.back();
+    const NodeId id = calls.back().first;
+    const double d = calls.back().second;
     calls.pop_back();
     if (++s.nodes_resolved > o.call_limit)
       throw Error("dualrev/naive: more than " + std::to_string(o.call_limit) +
@@ -23,13 +24,12 @@ void resolve_naive(Tape& t, const ResolveOptions& o, ResolveStats& s, Visits* vi
     Job& j = t.job(id.job);
     if (visits) ++(*visits)[id.job][id.seq];
     bool leaf = true;
-    for (const Edge& e : j.nodes[id.seq].edge) {
-      if (e.target.is_constant()) continue;
+    j.nodes.for_each_edge(id.seq, [&](const Edge& e) {
       leaf = false;
       calls.emplace_back(e.target, d * e.partial);  // d_i (d_i op (z))
       ++s.edges_processed;
       if (o.count_ops) s.muls += std::fabs(e.partial) != 1.0;
-    }
+    });
     if (leaf) {
       j.adj[id.seq] += d;  // an input backpropagator: one-hot into the collector
       if (received) s.adds += !received->first(id);

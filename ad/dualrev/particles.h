@@ -4,6 +4,9 @@
 // and benchmarks.
 #pragma once
 
+#include <atomic>
+#include <chrono>
+#include <cstdint>
 #include <vector>
 
 #include "ad/dualrev/fork_join.h"
@@ -11,11 +14,16 @@
 namespace adlab::ad::dualrev::testing {
 
 // state: P * 4 scalars (x, y, vx, vy) per particle; explicit Euler as suites/.../particles.adl.
+// `body_ns`, when given, accumulates the time spent inside the particles' loops over all threads
+// (the benchmark's diagnosis of threads slowing each other down).
 template <class S>
-S particles(const std::vector<S>& state, int steps, bool in_parallel) {
+S particles(const std::vector<S>& state, int steps, bool in_parallel,
+            std::atomic<std::int64_t>* body_ns = nullptr) {
   const std::size_t P = state.size() / 4;
   std::vector<S> out(P);
   auto simulate = [&](std::size_t p) {
+    const auto t0 =
+        body_ns ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
     S x = state[4 * p], y = state[4 * p + 1], vx = state[4 * p + 2], vy = state[4 * p + 3];
     for (int t = 0; t < steps; ++t) {
       S nx = x + 0.05 * vx, ny = y + 0.05 * vy;
@@ -26,6 +34,10 @@ S particles(const std::vector<S>& state, int steps, bool in_parallel) {
       vy = nvy;
     }
     out[p] = x * y;
+    if (body_ns)
+      body_ns->fetch_add(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                             std::chrono::steady_clock::now() - t0)
+                             .count());
   };
   if (in_parallel)
     parallel_for(0, P, 1, simulate);

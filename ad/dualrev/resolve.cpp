@@ -46,14 +46,13 @@ std::int64_t order_violations(const Tape& t) {
       set_from(k, forked_by[k]->id);
     }
     for (std::size_t i = 0; i < j.nodes.size(); ++i)
-      for (const Edge& e : j.nodes[i].edge) {
-        if (e.target.is_constant()) continue;
+      j.nodes.for_each_edge(i, [&](const Edge& e) {
         bool ok = e.target.job == j.id
                       ? e.target.seq < i
                       : e.target.job < n &&
                             ((before[k * words + e.target.job / 64] >> (e.target.job % 64)) & 1);
         bad += !ok;
-      }
+      });
   }
   return bad;
 }
@@ -62,7 +61,7 @@ std::int64_t order_violations(const Tape& t) {
 
 ResolveStats Tape::resolve(Variant v, const ResolveOptions& o) {
   if (recording_) throw Error("dualrev: resolve while the tape is still recording");
-  for (std::size_t k = 0; k < live_jobs_; ++k) jobs_[k]->adj.assign(jobs_[k]->nodes.size(), 0.0);
+  detail::zero_adjoints(*this);
   ResolveStats s;
   detail::Visits visits;
   if (o.instrument) {

@@ -30,6 +30,9 @@ class Received {
   std::vector<std::vector<std::uint8_t>> flags_;
 };
 
+// Sizes and zeroes every job's adjoint array (in parallel on the tape's pool).
+void zero_adjoints(Tape& t);
+
 // Final stage (paper 003 sections 9, 10.1-10.3, 12): arrays, the job graph walked in reverse,
 // independent subtasks resolved in parallel on the tape's pool.
 void resolve_tape(Tape& t, const ResolveOptions& o, ResolveStats& s, Visits* visits);

@@ -29,8 +29,7 @@ void resolve_staged_map(Tape& t, const ResolveOptions& o, ResolveStats& s, Visit
     j.adj[id.seq] = a;
     ++s.nodes_resolved;
     if (visits) ++(*visits)[id.job][id.seq];
-    for (const Edge& e : j.nodes[id.seq].edge) {
-      if (e.target.is_constant()) continue;
+    j.nodes.for_each_edge(id.seq, [&](const Edge& e) {
       auto [it, fresh] = staged.try_emplace(e.target.key(), 0.0);
       it->second += a * e.partial;  // insert, or add to the staged argument
       ++s.map_ops;
@@ -39,7 +38,7 @@ void resolve_staged_map(Tape& t, const ResolveOptions& o, ResolveStats& s, Visit
         s.adds += !fresh;
         s.muls += std::fabs(e.partial) != 1.0;
       }
-    }
+    });
   }
 }
 

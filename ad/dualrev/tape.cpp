@@ -17,16 +17,46 @@ void no_recording() {
 }
 }  // namespace detail
 
-void NodeBuffer::grow() {
-  constexpr std::size_t kMaxNodes = 0xfffffff0u;
-  if (size_ >= kMaxNodes)
-    throw Error("dualrev: a job recorded more than " + std::to_string(kMaxNodes) +
-                " operations (the sequence number is 32 bits)");
-  std::size_t cap = std::min(kMaxNodes, std::max<std::size_t>(1024, cap_ * 2));
-  auto next = std::make_unique_for_overwrite<Node[]>(cap);
-  std::copy(buf_.get(), buf_.get() + size_, next.get());
-  buf_ = std::move(next);
-  cap_ = cap;
+namespace {
+// Doubles an array's capacity (at least `need`), keeping its first `used` entries.
+template <class T>
+void grow_array(std::unique_ptr<T[]>& a, std::size_t used, std::size_t& cap, std::size_t need) {
+  std::size_t next = std::max<std::size_t>({1024, cap * 2, need});
+  auto bigger = std::make_unique_for_overwrite<T[]>(next);
+  std::copy(a.get(), a.get() + used, bigger.get());
+  a = std::move(bigger);
+  cap = next;
+}
+}  // namespace
+
+void NodeStore::grow_ids() {
+  // Sequence numbers with the top bit set name far targets (kFar).
+  constexpr std::size_t kMaxIds = NodeStore::kFar - 16;
+  if (n_ >= kMaxIds)
+    throw Error("dualrev: a job recorded more than " + std::to_string(kMaxIds) +
+                " operations (a sequence number has 31 bits)");
+  grow_array(end_, n_, ncap_, std::min(kMaxIds, n_ + 1));
+}
+
+void NodeStore::grow_edges(std::size_t k) {
+  constexpr std::size_t kMaxEdges = 0xfffffff0u;
+  if (e_ + k > kMaxEdges)
+    throw Error("dualrev: a job recorded more than " + std::to_string(kMaxEdges) +
+                " contributions (edge offsets are 32 bits)");
+  std::size_t cap = ecap_;
+  grow_array(target_, e_, cap, e_ + k);
+  grow_array(partial_, e_, ecap_, e_ + k);
+}
+
+std::uint32_t NodeStore::far_index(NodeId target) {
+  far_.push_back(target);
+  return kFar | static_cast<std::uint32_t>(far_.size() - 1);
+}
+
+std::vector<Edge> NodeStore::edges_of(std::size_t i) const {
+  std::vector<Edge> out;
+  for_each_edge(i, [&](const Edge& e) { out.push_back(e); });
+  return out;
 }
 
 const char* variant_name(Variant v) {
@@ -78,7 +108,7 @@ Job* Tape::new_job(std::uint32_t depth, History h) {
   j->depth = depth;
   j->factor_operands = options_.factor_operands;
   j->history = h;
-  j->nodes.clear();  // keeps capacity: a second recording of the same size allocates nothing
+  j->nodes.reset(j->id);  // keeps capacity: a second recording of the same size allocates nothing
   j->adj.clear();
   j->partial_ops = 0;
   ++live_jobs_;
@@ -169,8 +199,7 @@ std::int64_t Tape::num_nodes() const {
 std::int64_t Tape::num_edges() const {
   std::int64_t n = 0;
   for (std::size_t k = 0; k < live_jobs_; ++k)
-    for (const Node& node : jobs_[k]->nodes)
-      for (const Edge& e : node.edge) n += !e.target.is_constant();
+    n += static_cast<std::int64_t>(jobs_[k]->nodes.num_edges());  // constants are never recorded
   return n;
 }
 

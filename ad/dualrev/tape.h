@@ -33,37 +33,81 @@ struct Edge {
   double partial = 0;
 };
 
-// A recorded scalar operation. Every primitive has arity 1 or 2; an unused slot (or an operand
-// that is a constant) has a constant target and is skipped.
-struct Node {
-  Edge edge[2];
+// The nodes of one job in compact arrays (paper 003 section 10.3's tape; decision 115). Node i's
+// contributions are the edges [end[i - 1], end[i]) of two parallel arrays: the target, as its
+// sequence number when it lies in this job or as kFar | an index into `far` otherwise (rare: only
+// across forks and joins), and the partial. A node may have any number of edges (a statement's
+// preaccumulated contributions, `Lin` in dual.h); an input leaf has none and costs 4 bytes.
+// Appends are bumps of indices; growth is out of line and keeps the old contents.
+class NodeStore {
+ public:
+  static constexpr std::uint32_t kFar = 0x80000000u;
+
+  std::size_t size() const { return n_; }  // IDs recorded: nodes and leaves
+  std::size_t num_edges() const { return e_; }
+  void reset(std::uint32_t job) {  // keeps the memory for the next recording
+    job_ = job;
+    n_ = 0;
+    e_ = 0;
+    far_.clear();
+  }
+
+  // A node without contributions: an input (paper 003 Interleave).
+  [[gnu::always_inline]] std::uint32_t push_leaf() { return end_node(); }
+  // Makes room for a node of up to k edges; then the node's edges are written at edge_targets()
+  // and edge_partials() (target(id) encodes a target) and end_node(count) appends the node. The
+  // write position stays in registers: a member incremented per edge was a store-to-load chain.
+  [[gnu::always_inline]] void reserve_edges(std::size_t k) {
+    if (e_ + k > ecap_) [[unlikely]]
+      grow_edges(k);
+  }
+  std::uint32_t* edge_targets() { return target_.get() + e_; }
+  double* edge_partials() { return partial_.get() + e_; }
+  [[gnu::always_inline]] std::uint32_t target(NodeId t) {
+    return t.job == job_ ? t.seq : far_index(t);
+  }
+  [[gnu::always_inline]] std::uint32_t end_node(std::size_t edges = 0) {
+    if (n_ == ncap_) [[unlikely]]
+      grow_ids();
+    e_ += edges;
+    end_[n_] = static_cast<std::uint32_t>(e_);
+    return static_cast<std::uint32_t>(n_++);
+  }
+
+  // Reading: node i's edges are [first_edge(i), end_edge(i)).
+  std::uint32_t first_edge(std::size_t i) const { return i == 0 ? 0 : end_[i - 1]; }
+  std::uint32_t end_edge(std::size_t i) const { return end_[i]; }
+  Edge edge_at(std::uint32_t k) const {
+    const std::uint32_t t = target_[k];
+    return Edge{t & kFar ? far_[t & ~kFar] : NodeId{job_, t}, partial_[k]};
+  }
+  template <class F>
+  void for_each_edge(std::size_t i, F&& f) const {
+    for (std::uint32_t k = first_edge(i), e = end_edge(i); k < e; ++k) f(edge_at(k));
+  }
+  std::vector<Edge> edges_of(std::size_t i) const;  // for tests and reports
+
+  // The raw arrays, for the tape resolver's inner loop.
+  const std::uint32_t* ends() const { return end_.get(); }
+  const std::uint32_t* targets() const { return target_.get(); }
+  const double* partials() const { return partial_.get(); }
+  const NodeId& far(std::uint32_t t) const { return far_[t & ~kFar]; }
+
+ private:
+  [[gnu::noinline]] std::uint32_t far_index(NodeId target);  // rare: kept out of the hot path
+  void grow_ids();
+  void grow_edges(std::size_t k);
+
+  std::uint32_t job_ = 0;
+  std::unique_ptr<std::uint32_t[]> end_;
+  std::unique_ptr<std::uint32_t[]> target_;
+  std::unique_ptr<double[]> partial_;
+  std::vector<NodeId> far_;
+  std::size_t n_ = 0, ncap_ = 0, e_ = 0, ecap_ = 0;
 };
 
 class Tape;
 class Job;
-
-// A growable array of nodes whose append is a bump of a pointer (the common case inlines to a
-// compare and two stores); growth is out of line and keeps the old contents.
-class NodeBuffer {
- public:
-  std::size_t size() const { return size_; }
-  const Node* data() const { return buf_.get(); }
-  const Node& operator[](std::size_t i) const { return buf_[i]; }
-  const Node* begin() const { return buf_.get(); }
-  const Node* end() const { return buf_.get() + size_; }
-  void clear() { size_ = 0; }  // keeps the memory for the next recording
-  std::uint32_t push(const Node& n) {
-    if (size_ == cap_) [[unlikely]]
-      grow();
-    buf_[size_] = n;
-    return static_cast<std::uint32_t>(size_++);
-  }
-
- private:
-  void grow();
-  std::unique_ptr<Node[]> buf_;
-  std::size_t size_ = 0, cap_ = 0;
-};
 
 // What came before a job within its task (paper 003 section 12, BeforeJob): Start (prev null),
 // or a fork of `prev` into two subtasks that ended in `left` and `right` and joined here.
@@ -84,12 +128,11 @@ class alignas(128) Job {
   std::uint32_t depth = 0;      // fork nesting depth of the job's task (the root task has 0)
   bool factor_operands = true;  // TapeOptions::factor_operands
   History history;
-  NodeBuffer nodes;              // sequence number = index (the ID monad's counter n_alpha)
+  NodeStore nodes;               // sequence number = index (the ID monad's counter n_alpha)
   std::vector<double> adj;       // staged cotangents, sized n_alpha before a reverse pass (SAlloc)
   std::int64_t partial_ops = 0;  // floating operations spent computing partials (cost model)
 
-  NodeId push(const Node& n) { return NodeId{id, nodes.push(n)}; }
-  NodeId push_leaf() { return push(Node{}); }
+  [[gnu::always_inline]] NodeId push_leaf() { return NodeId{id, nodes.push_leaf()}; }
 };
 
 // The job this thread records into (the paper's reader context plus the ID state).

@@ -51,25 +51,28 @@ class TapeResolver {
   // resolveJob: sequence numbers descending, each node's contributions applied once.
   void resolve_job(Job& j, Outbox* out) {
     double* adj = j.adj.data();
-    const Node* nodes = j.nodes.data();
-    const std::uint32_t id = j.id, depth = j.depth;
-    for (std::size_t i = j.nodes.size(); i-- > 0;) {
+    const NodeStore& ns = j.nodes;
+    const std::uint32_t* ends = ns.ends();
+    const std::uint32_t* targets = ns.targets();
+    const double* partials = ns.partials();
+    const std::uint32_t depth = j.depth;
+    std::uint32_t end = ns.size() ? ends[ns.size() - 1] : 0;
+    for (std::size_t i = ns.size(); i-- > 0;) {
       const double a = adj[i];
-      for (const Edge& e : nodes[i].edge) {
-        if (e.target.job == id)
-          adj[e.target.seq] += a * e.partial;
-        else if (e.target.job != kConstantJob)
-          far(e.target, a * e.partial, depth, out);
+      const std::uint32_t begin = i ? ends[i - 1] : 0;
+      for (std::uint32_t k = begin; k < end; ++k) {
+        const std::uint32_t t = targets[k];
+        if (!(t & NodeStore::kFar)) [[likely]]
+          adj[t] += a * partials[k];
+        else
+          far(ns.far(t), a * partials[k], depth, out);
       }
+      end = begin;
     }
     if (visits_) {
       auto& v = (*visits_)[j.id];
-      std::int64_t edges = 0;
-      for (std::size_t i = 0; i < j.nodes.size(); ++i) {
-        ++v[i];
-        for (const Edge& e : nodes[i].edge) edges += !e.target.is_constant();
-      }
-      edges_done_[j.id] += edges;
+      for (std::size_t i = 0; i < ns.size(); ++i) ++v[i];
+      edges_done_[j.id] += static_cast<std::int64_t>(ns.num_edges());
     }
   }
 
@@ -104,15 +107,48 @@ class TapeResolver {
 // The sequential case (paper 003 section 10.3: "SResolve then just loops the array backwards").
 void resolve_single_job(Job& j) {
   double* adj = j.adj.data();
-  const Node* nodes = j.nodes.data();
-  for (std::size_t i = j.nodes.size(); i-- > 0;) {
+  const NodeStore& ns = j.nodes;
+  const std::uint32_t* ends = ns.ends();
+  const std::uint32_t* targets = ns.targets();
+  const double* partials = ns.partials();
+  std::uint32_t end = ns.size() ? ends[ns.size() - 1] : 0;
+  for (std::size_t i = ns.size(); i-- > 0;) {
     const double a = adj[i];
-    for (const Edge& e : nodes[i].edge)
-      if (!e.target.is_constant()) adj[e.target.seq] += a * e.partial;
+    const std::uint32_t begin = i ? ends[i - 1] : 0;
+    for (std::uint32_t k = begin; k < end; ++k) adj[targets[k]] += a * partials[k];
+    end = begin;
+  }
+}
+
+// SAlloc: each job's staged cotangents, zeroed. With a pool the job graph is walked as the reverse
+// pass walks it, subtasks in parallel: done serially it was the largest serial part of the
+// particles benchmark (decision 118).
+std::size_t zero_task(Tape& t, Job* j) {
+  std::size_t jobs = 0;
+  for (;;) {
+    j->adj.assign(j->nodes.size(), 0.0);
+    ++jobs;
+    if (!j->history.is_fork()) return jobs;
+    Job* l = j->history.left;
+    Job* r = j->history.right;
+    std::size_t left = 0, right = 0;
+    t.pool()->fork_join([&] { left = zero_task(t, l); }, [&] { right = zero_task(t, r); });
+    jobs += left + right;
+    j = j->history.prev;
   }
 }
 
 }  // namespace
+
+void zero_adjoints(Tape& t) {
+  // Every job lies on the walk from the terminal job, unless a recording was abandoned mid-fork.
+  if (t.pool() && t.num_jobs() > 1 && t.terminal() && zero_task(t, t.terminal()) == t.num_jobs())
+    return;
+  for (std::size_t k = 0; k < t.num_jobs(); ++k) {
+    Job& j = t.job(static_cast<std::uint32_t>(k));
+    j.adj.assign(j.nodes.size(), 0.0);
+  }
+}
 
 void resolve_tape(Tape& t, const ResolveOptions& o, ResolveStats& s, Visits* visits) {
   for (const auto& [id, v] : t.seeds()) t.job(id.job).adj[id.seq] += v;
@@ -129,14 +165,15 @@ void resolve_tape(Tape& t, const ResolveOptions& o, ResolveStats& s, Visits* vis
     Received received(t);
     for (const auto& [id, v] : t.seeds()) received.first(id);
     std::int64_t edges = 0;
-    for (std::size_t k = 0; k < t.num_jobs(); ++k)
-      for (const Node& n : t.job(static_cast<std::uint32_t>(k)).nodes)
-        for (const Edge& e : n.edge)
-          if (!e.target.is_constant()) {
-            ++edges;
-            s.muls += std::fabs(e.partial) != 1.0;
-            s.adds += !received.first(e.target);
-          }
+    for (std::size_t k = 0; k < t.num_jobs(); ++k) {
+      const NodeStore& ns = t.job(static_cast<std::uint32_t>(k)).nodes;
+      for (std::uint32_t e = 0; e < ns.num_edges(); ++e) {
+        const Edge edge = ns.edge_at(e);
+        ++edges;
+        s.muls += std::fabs(edge.partial) != 1.0;
+        s.adds += !received.first(edge.target);
+      }
+    }
     if (!visits) s.edges_processed += edges;
   }
 }

@@ -199,7 +199,9 @@ Value<T> Interpreter<T>::Impl::eval_scan(const Scan& s) {
   r.shape = {n};
   bool first = true;
   const bool count = options.count_ops;
-  auto combine = [&](auto acc, auto x) {
+  // The accumulator's type: a reverse-mode scalar's `acc + x` is a pending statement (dualrev's
+  // Lin).
+  auto combine = [&](auto acc, auto x) -> decltype(acc) {
     switch (s.op) {
       case ReduceOp::Sum:
         return acc + x;

@@ -250,10 +250,14 @@ void BM_NeuralDualrev(benchmark::State& st) {
 }
 BENCHMARK(BM_NeuralDualrev)->Unit(benchmark::kMicrosecond);
 
-// Particles (paper 003 benchmark 6): 4 particles, 1000 steps, the particles in parallel.
+// Particles (paper 003 benchmark 6): 4 particles, 1000 steps, the particles in parallel. With 0
+// steps the same job graph (forks, joins, inputs, the final sum) does no particle work: its time
+// bounds the serial part s of the 1000-step run from above (Amdahl: 1.6x on 2 threads needs
+// s <= 0.25), measured with one thread, which a loaded machine disturbs least.
 void BM_ParticlesDualrev(benchmark::State& st) {
   const auto threads = static_cast<unsigned>(st.range(0));
   const auto particles = st.range(1);  // the paper's benchmark has 4
+  const auto steps = static_cast<int>(st.range(2));
   std::vector<double> s0;
   for (std::int64_t k = 0; k < 4 * particles; ++k)
     s0.push_back(std::sin(0.41 * static_cast<double>(k)));
@@ -261,13 +265,14 @@ void BM_ParticlesDualrev(benchmark::State& st) {
   std::vector<Dual> xs(s0.size());
   std::vector<double> g(s0.size());
   std::vector<double> wall_us;  // per iteration
+  std::atomic<std::int64_t> body_ns{0};
   for (auto _ : st) {
     auto t0 = std::chrono::steady_clock::now();
     Dual y;
     {
       Recording rec(tape);
       for (std::size_t i = 0; i < s0.size(); ++i) xs[i] = make_input(s0[i]);
-      y = testing::particles(xs, 1000, true);
+      y = testing::particles(xs, steps, true, &body_ns);
     }
     tape.clear_seeds();
     tape.seed(y.id(), 1.0);
@@ -283,6 +288,10 @@ void BM_ParticlesDualrev(benchmark::State& st) {
                    wall_us.begin() + static_cast<std::ptrdiff_t>(wall_us.size() / 2),
                    wall_us.end());
   st.counters["median_us"] = wall_us[wall_us.size() / 2];
+  // Time inside the particles' loops (recording), summed over threads, per iteration: equal for
+  // 1 and 2 threads when the threads do not slow each other down.
+  st.counters["body_us"] = 1e-3 * static_cast<double>(body_ns.load()) /
+                           static_cast<double>(std::max<std::size_t>(wall_us.size(), 1));
 }
 // On a shared machine the least disturbed of several repetitions is the fairest figure.
 double min_of(const std::vector<double>& v) {
@@ -290,7 +299,35 @@ double min_of(const std::vector<double>& v) {
 }
 
 BENCHMARK(BM_ParticlesDualrev)
-    ->ArgsProduct({{1, 2, 4}, {4, 64}})
+    ->ArgNames({"threads", "particles", "steps"})
+    ->ArgsProduct({{1, 2, 4}, {4, 64}, {1000}})
+    ->ArgsProduct({{1}, {4, 64}, {0}})
+    ->ComputeStatistics("min", min_of)
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
+
+// The machine's own ceiling, in the same run: two equal halves of a dependent floating-point loop
+// (no memory traffic, no tape) through the same pool's fork_join; 1 thread runs both halves.
+// A shared or oversubscribed machine shows it here first: particles cannot scale better.
+void BM_ParallelCeiling(benchmark::State& st) {
+  ThreadPool pool(static_cast<unsigned>(st.range(0)));
+  auto half = [](double seed) {
+    double s = seed;
+    for (int i = 0; i < 200000; ++i) s = s * 0.999999 + 1e-9;
+    return s;
+  };
+  double seed = 1.0;
+  for (auto _ : st) {
+    benchmark::DoNotOptimize(seed);  // opaque: the loops cannot be folded at compile time
+    double a = 0, b = 0;
+    pool.fork_join([&] { a = half(seed); }, [&] { b = half(seed + 1); });
+    benchmark::DoNotOptimize(a + b);
+  }
+}
+BENCHMARK(BM_ParallelCeiling)
+    ->ArgName("threads")
+    ->Arg(1)
+    ->Arg(2)
     ->ComputeStatistics("min", min_of)
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();

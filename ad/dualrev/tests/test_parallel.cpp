@@ -47,11 +47,11 @@ S eval(const Graph& g, S s, const std::vector<S>& x, bool forks) {
     case Graph::Extend: {
       const S& xi = x[static_cast<std::size_t>(g.input)];
       using std::log;
-      return eval(*g.next, xi * s / log((xi + s) * (xi + s) + 2.0), x, forks);
+      return eval<S>(*g.next, xi * s / log((xi + s) * (xi + s) + 2.0), x, forks);
     }
     case Graph::Split: {
-      auto left = [&] { return eval(*g.left, s + 2.0, x, forks); };
-      auto right = [&] { return eval(*g.right, s + 1.0, x, forks); };
+      auto left = [&] { return eval<S>(*g.left, s + 2.0, x, forks); };
+      auto right = [&] { return eval<S>(*g.right, s + 1.0, x, forks); };
       S a, b;
       if constexpr (std::is_same_v<S, Dual>) {
         if (forks) {
@@ -66,7 +66,7 @@ S eval(const Graph& g, S s, const std::vector<S>& x, bool forks) {
         a = left();
         b = right();
       }
-      return eval(*g.next, a + 0.9 * b, x, forks);
+      return eval<S>(*g.next, a + 0.9 * b, x, forks);
     }
   }
   return s;
@@ -80,7 +80,8 @@ std::vector<double> grad_of(const Graph& g, const std::vector<double>& x, unsign
   ResolveOptions o;
   o.instrument = stats != nullptr;
   auto r = gradient(
-      t, [&](const std::vector<Dual>& xs) { return eval(g, xs[0] * xs[1], xs, forks); }, x, v, o);
+      t, [&](const std::vector<Dual>& xs) { return eval<Dual>(g, xs[0] * xs[1], xs, forks); }, x, v,
+      o);
   if (stats) *stats = r.stats;
   if (jobs) *jobs = t.num_jobs();
   if (nodes) *nodes = t.num_nodes();
