@@ -95,25 +95,15 @@ void* Library::symbol(const char* name) const {
 Built build(const Unit& unit, const std::string& function_name, const ScalarType& scalar,
             const CompilerConfig& config, const std::string& keep_source) {
   auto t0 = std::chrono::steady_clock::now();
-<<<<<<< HEAD
-  // Fixed flags: the interpreter's arithmetic (no contraction into fma, no reassociation).
-  std::string flags = config.flags + " -std=c++20 -fPIC -shared" +
-                      (scalar.openmp ? " -fopenmp" : "") +
-                      " -ffp-contract=off -DADLAB_SCALAR=" + shell_quote(scalar.name);
+  // Fixed flags: the interpreter's arithmetic (no contraction into fma, no reassociation);
+  // no errno from <cmath>, so cos(theta) in a loop body is computed once (decision 112).
+  std::string flags =
+      config.flags + " -std=c++20 -fPIC -shared" + (scalar.openmp ? " -fopenmp" : "") +
+      " -ffp-contract=off -fno-math-errno -DADLAB_SCALAR=" + shell_quote(scalar.name);
   for (const auto& d : scalar.include_dirs) flags += " -I" + shell_quote(d);
   if (!scalar.header.empty()) flags += " -include " + shell_quote(scalar.header);
   std::string key = content_hash(unit.source + '\0' + kRuntimeHeader + '\0' + config.compiler +
                                  '\0' + flags + '\0' + scalar.key_text);
-=======
-  // Fixed flags: the interpreter's arithmetic (no contraction into fma, no reassociation);
-  // no errno from <cmath>, so cos(theta) in a loop body is computed once (decision 112).
-  std::string flags = config.flags +
-                      " -std=c++20 -fPIC -shared -fopenmp -ffp-contract=off -fno-math-errno "
-                      "-DADLAB_SCALAR=" +
-                      scalar_type;
-  std::string key =
-      content_hash(unit.source + '\0' + kRuntimeHeader + '\0' + config.compiler + '\0' + flags);
->>>>>>> cpuba
   fs::path dir = config.cache_dir;
   std::error_code ec;
   fs::create_directories(dir, ec);
