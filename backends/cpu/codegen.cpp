@@ -197,12 +197,12 @@ std::string Emitter::bound_dim(Expr d, Expr at, bool exact) {
 
 namespace {
 // The <cmath> function of a one-call primitive: its IR name (ir::op_name), called unqualified so
-// that a scalar type's own overload wins (sigmoid's generic form is the runtime header's);
-// nullptr for the primitives generated otherwise.
+// that a scalar type's own overload wins (sigmoid: the runtime header's sigmoid_of, which
+// prefers the type's own); nullptr for the primitives generated otherwise.
 const char* prim_fn(PrimOp op) {
   switch (op) {
     case PrimOp::Sigmoid:
-      return "sigmoid";
+      return "adlab_rt::sigmoid_of";
     case PrimOp::Exp:
     case PrimOp::Log:
     case PrimOp::Log1p:
@@ -794,7 +794,6 @@ Unit generate(const Function& f) {
   em.line(
       "using std::exp, std::log, std::log1p, std::expm1, std::sin, std::cos, std::tan, std::tanh;");
   em.line("using std::sqrt, std::abs, std::lgamma, std::floor, std::round, std::pow;");
-  em.line("using adlab_rt::sigmoid;");
   em.line("[[maybe_unused]] const adlab_rt::Services* services = nullptr;");
   std::vector<const Function*> callees;
   std::unordered_set<const Function*> seen;

@@ -613,11 +613,17 @@ struct ParallelFailure {
   }
 };
 
-// Unqualified exp: a scalar type's own exp is found by argument-dependent lookup.
+// sigmoid: the scalar type's own, when argument-dependent lookup finds one (a dual number
+// records one node), else 1 / (1 + exp(-x)) with the type's exp. (adlab_rt declares no
+// `sigmoid`, so the unqualified call below is argument-dependent lookup only.)
 template <class T>
-T sigmoid(T x) {
-  using std::exp;
-  return T(1) / (T(1) + exp(T(-x)));
+T sigmoid_of(const T& x) {
+  if constexpr (requires { sigmoid(x); }) {
+    return T(sigmoid(x));
+  } else {
+    using std::exp;
+    return T(1) / (T(1) + exp(T(-x)));
+  }
 }
 
 }  // namespace adlab_rt
