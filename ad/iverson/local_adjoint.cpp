@@ -49,18 +49,7 @@ Expr rebuild(const Local& l, Expr t) {
     if (auto it = l.partial.find(b->b); b->op == BinaryOp::Mul && it != l.partial.end())
       return scalar_partial(l.prim, it->second, rebuild(l, b->a), l.stored);
     Expr x = rebuild(l, b->a), y = rebuild(l, b->b);
-    switch (b->op) {
-      case BinaryOp::Add:
-        return add(x, y);
-      case BinaryOp::Sub:
-        return sub(x, y);
-      case BinaryOp::Mul:
-        return mul(x, y);
-      case BinaryOp::Div:
-        return div(x, y);
-      default:
-        break;
-    }
+    if (Expr r = fold_arith(b->op, x, y); r.defined()) return r;
   }
   throw InternalError("iverson: a coefficient the adjoint rules built has an unexpected form: " +
                       expr_str(t));

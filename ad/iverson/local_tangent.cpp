@@ -34,18 +34,7 @@ Expr rebuild(const std::unordered_map<Expr, Expr, ExprHash>& value, Expr t) {
   }
   if (auto* b = t.as<Binary>()) {
     Expr x = rebuild(value, b->a), y = rebuild(value, b->b);
-    switch (b->op) {
-      case BinaryOp::Add:
-        return add(x, y);
-      case BinaryOp::Sub:
-        return sub(x, y);
-      case BinaryOp::Mul:
-        return mul(x, y);
-      case BinaryOp::Div:
-        return div(x, y);
-      default:
-        break;
-    }
+    if (Expr r = fold_arith(b->op, x, y); r.defined()) return r;
   }
   throw InternalError("iverson: a tangent the forward rules built has an unexpected form: " +
                       expr_str(t));

@@ -62,6 +62,21 @@ Expr neg(Expr a) {
   return Unary::make(UnaryOp::Neg, a);
 }
 
+Expr fold_arith(BinaryOp op, Expr a, Expr b) {
+  switch (op) {
+    case BinaryOp::Add:
+      return add(a, b);
+    case BinaryOp::Sub:
+      return sub(a, b);
+    case BinaryOp::Mul:
+      return mul(a, b);
+    case BinaryOp::Div:
+      return div(a, b);
+    default:
+      return Expr();
+  }
+}
+
 Expr conj(const std::vector<Expr>& atoms) {
   Expr p;
   for (auto a : atoms) p = p.defined() ? Binary::make(BinaryOp::And, p, a) : a;

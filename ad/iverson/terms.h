@@ -30,6 +30,8 @@ ir::Expr sub(ir::Expr a, ir::Expr b);
 ir::Expr mul(ir::Expr a, ir::Expr b);
 ir::Expr div(ir::Expr a, ir::Expr b);
 ir::Expr neg(ir::Expr a);
+// a op b by the folding constructors above for + - * /; undefined for any other operator.
+ir::Expr fold_arith(ir::BinaryOp op, ir::Expr a, ir::Expr b);
 // [p1 && p2 && ...] * e, or e when there is no predicate.
 ir::Expr guard(const std::vector<ir::Expr>& atoms, ir::Expr e);
 ir::Expr conj(const std::vector<ir::Expr>& atoms);  // true when empty
