@@ -52,8 +52,11 @@ backends::cpu::ScalarType dual_scalar_type() {
 }  // namespace
 
 CompiledDual::CompiledDual(ir::FunctionPtr f, const backends::Options& o)
-    : f_(std::move(f)),
-      exe_(backends::cpu::compile_typed(f_, dual_scalar_type(), sizeof(Dual), o)) {}
+    : f_(std::move(f)), exe_([&] {
+        // The headers are read once per process, not once per engine.
+        static const backends::cpu::ScalarType dual = dual_scalar_type();
+        return backends::cpu::compile_typed(f_, dual, sizeof(Dual), o);
+      }()) {}
 
 CompiledDual::~CompiledDual() = default;
 
