@@ -121,6 +121,7 @@ void Tape::start() {
   seeds_.clear();
   saved_cursor_ = tl_job;
   tl_job = new_job(0, History{});
+  tl_job->thread = pool_ ? pool_->current_thread() : 0;
   recording_ = true;
 }
 
@@ -144,6 +145,7 @@ Job* run_in(Job* job, const std::function<void()>& body) {
     Job* saved;
     ~Restore() { tl_job = saved; }
   } restore{tl_job};
+  job->thread = job->tape->pool() ? job->tape->pool()->current_thread() : 0;
   tl_job = job;
   body();
   return tl_job;
@@ -169,6 +171,7 @@ void Tape::fork(const std::function<void()>& f, const std::function<void()>& g) 
     fb();
   }
   tl_job = new_job(parent->depth, History{parent, a_end, b_end});
+  tl_job->thread = parent->thread;  // the parent task continues on this thread
 }
 
 void Tape::check_id(NodeId id) const {

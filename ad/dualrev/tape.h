@@ -125,7 +125,10 @@ class alignas(128) Job {
  public:
   Tape* tape = nullptr;
   std::uint32_t id = 0;
-  std::uint32_t depth = 0;      // fork nesting depth of the job's task (the root task has 0)
+  std::uint32_t depth = 0;  // fork nesting depth of the job's task (the root task has 0)
+  // The pool thread that recorded the job (ThreadPool::current_thread; all jobs of a task have
+  // the same): the reverse pass resolves the job there, where its arrays are cached (decision 300).
+  std::uint32_t thread = 0;
   bool factor_operands = true;  // TapeOptions::factor_operands
   History history;
   NodeStore nodes;               // sequence number = index (the ID monad's counter n_alpha)

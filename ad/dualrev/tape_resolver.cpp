@@ -86,7 +86,9 @@ class TapeResolver {
       Job* l = j->history.left;
       Job* r = j->history.right;
       if (ThreadPool* pool = tape_.pool())
-        pool->fork_join([&] { resolve_task(l, &left); }, [&] { resolve_task(r, &right); });
+        // Each subtask on the thread that recorded it (decision 300).
+        pool->fork_join_on([&] { resolve_task(l, &left); }, l->thread,
+                           [&] { resolve_task(r, &right); }, r->thread);
       else {
         resolve_task(l, &left);
         resolve_task(r, &right);
@@ -132,7 +134,8 @@ std::size_t zero_task(Tape& t, Job* j) {
     Job* l = j->history.left;
     Job* r = j->history.right;
     std::size_t left = 0, right = 0;
-    t.pool()->fork_join([&] { left = zero_task(t, l); }, [&] { right = zero_task(t, r); });
+    t.pool()->fork_join_on([&] { left = zero_task(t, l); }, l->thread,
+                           [&] { right = zero_task(t, r); }, r->thread);
     jobs += left + right;
     j = j->history.prev;
   }

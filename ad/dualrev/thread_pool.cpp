@@ -1,4 +1,4 @@
-// The helping fork-join thread pool (paper 003 section 13.1).
+// The helping fork-join thread pool (paper 003 section 13.1), with work placed on given threads.
 #include "ad/dualrev/thread_pool.h"
 
 namespace adlab::ad::dualrev {
@@ -9,6 +9,10 @@ inline void cpu_relax() {
   __builtin_ia32_pause();
 #endif
 }
+
+// The pool a worker thread belongs to and its index there (threads outside any pool: null, 0).
+constinit thread_local const ThreadPool* tl_pool = nullptr;
+constinit thread_local unsigned tl_index = 0;
 }  // namespace
 
 template <class Ready>
@@ -21,8 +25,9 @@ bool ThreadPool::spin_until(Ready ready) {
   }
 }
 
-ThreadPool::ThreadPool(unsigned threads) {
-  for (unsigned k = 1; k < threads; ++k) workers_.emplace_back([this] { worker(); });
+ThreadPool::ThreadPool(unsigned threads)
+    : inboxes_(std::make_unique<Inbox[]>(threads == 0 ? 1 : threads)) {
+  for (unsigned k = 1; k < threads; ++k) workers_.emplace_back([this, k] { worker(k); });
 }
 
 ThreadPool::~ThreadPool() {
@@ -34,11 +39,42 @@ ThreadPool::~ThreadPool() {
   for (auto& w : workers_) w.join();
 }
 
-ThreadPool::Item* ThreadPool::pop_newest() {
-  std::lock_guard<std::mutex> lock(mutex_);
+unsigned ThreadPool::current_thread() const {
+  return tl_pool == this ? tl_index : 0;
+}
+
+void ThreadPool::push(Item* item, unsigned on) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (on == kAnyThread) {
+      queue_.push_back(item);
+      queued_.fetch_add(1, std::memory_order_relaxed);
+    } else {
+      inboxes_[on].items.push_back(item);
+      inboxes_[on].size.fetch_add(1, std::memory_order_relaxed);
+    }
+  }
+  // Any thread may take shared work; placed work must wake its own thread.
+  if (on == kAnyThread)
+    cv_.notify_one();
+  else
+    cv_.notify_all();
+}
+
+ThreadPool::Item* ThreadPool::take(unsigned me, bool newest) {
+  Inbox& in = inboxes_[me];
+  if (!in.items.empty()) {
+    Item* item = in.items.front();
+    in.items.pop_front();
+    in.size.fetch_sub(1, std::memory_order_relaxed);
+    return item;
+  }
   if (queue_.empty()) return nullptr;
-  Item* item = queue_.back();
-  queue_.pop_back();
+  Item* item = newest ? queue_.back() : queue_.front();
+  if (newest)
+    queue_.pop_back();
+  else
+    queue_.pop_front();
   queued_.fetch_sub(1, std::memory_order_relaxed);
   return item;
 }
@@ -55,64 +91,83 @@ void ThreadPool::run_item(Item* item, std::unique_lock<std::mutex>& lock) {
   cv_.notify_all();
 }
 
-void ThreadPool::worker() {
+void ThreadPool::worker(unsigned index) {
+  tl_pool = this;
+  tl_index = index;
   std::unique_lock<std::mutex> lock(mutex_, std::defer_lock);
   for (;;) {
-    spin_until([&] { return queued_.load(std::memory_order_relaxed) > 0; });
+    spin_until([&] { return has_work(index); });
     lock.lock();
-    cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
-    if (queue_.empty()) return;  // stop_ with nothing left
-    Item* item = queue_.front();
-    queue_.pop_front();
-    queued_.fetch_sub(1, std::memory_order_relaxed);
+    cv_.wait(lock, [&] { return stop_ || !queue_.empty() || !inboxes_[index].items.empty(); });
+    Item* item = take(index, false);
+    if (!item) return;  // stop_ with nothing left
     run_item(item, lock);
     lock.unlock();
   }
 }
 
-void ThreadPool::fork_join(const std::function<void()>& f, const std::function<void()>& g) {
+void ThreadPool::help_until_done(const Item& item, unsigned me) {
+  std::unique_lock<std::mutex> lock(mutex_, std::defer_lock);
+  while (!item.done.load(std::memory_order_acquire)) {
+    if (has_work(me)) {
+      lock.lock();
+      // The newest shared item is usually our own g, not yet taken.
+      if (Item* next = take(me, true)) {
+        run_item(next, lock);
+        lock.unlock();
+        continue;
+      }
+      lock.unlock();
+    }
+    if (spin_until([&] { return item.done.load(std::memory_order_acquire) || has_work(me); }))
+      continue;
+    lock.lock();
+    cv_.wait(lock, [&] {
+      return item.done.load(std::memory_order_acquire) || !queue_.empty() ||
+             !inboxes_[me].items.empty();
+    });
+    lock.unlock();
+  }
+}
+
+void ThreadPool::fork_join_on(const std::function<void()>& f, unsigned f_on,
+                              const std::function<void()>& g, unsigned g_on) {
   if (workers_.empty()) {
     f();
     g();
     return;
   }
-  Item item;
-  item.fn = &g;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    queue_.push_back(&item);
-    queued_.fetch_add(1, std::memory_order_relaxed);
-  }
-  cv_.notify_one();
-  std::exception_ptr first;
-  try {
+  const unsigned me = current_thread();
+  if (f_on >= threads()) f_on = kAnyThread;
+  if (g_on >= threads()) g_on = kAnyThread;
+  const bool f_here = f_on == kAnyThread || f_on == me;
+  if (f_here && g_on == me) {  // both placed here: no fork
     f();
-  } catch (...) {
-    first = std::current_exception();
+    g();
+    return;
   }
-  // `item` lives on this stack: wait for it even after an exception; help while waiting (the
-  // newest queued item is usually our own g, not yet taken).
-  std::unique_lock<std::mutex> lock(mutex_, std::defer_lock);
-  while (!item.done.load(std::memory_order_acquire)) {
-    if (queued_.load(std::memory_order_relaxed) > 0) {
-      if (Item* next = pop_newest()) {
-        lock.lock();
-        run_item(next, lock);
-        lock.unlock();
-        continue;
-      }
+  // Which side this thread runs (f if it may, else g if placed here, else neither); the others
+  // are queued. Both items live on this stack: wait for them even after an exception.
+  Item items[2];
+  const std::function<void()>* fns[2] = {&f, &g};
+  const unsigned on[2] = {f_on, g_on};
+  const int here = f_here ? 0 : (g_on == me ? 1 : -1);
+  for (int k = 0; k < 2; ++k) {
+    if (k == here) continue;
+    items[k].fn = fns[k];
+    push(&items[k], on[k]);
+  }
+  if (here >= 0) {
+    try {
+      (*fns[here])();
+    } catch (...) {
+      items[here].error = std::current_exception();
     }
-    if (spin_until([&] {
-          return item.done.load(std::memory_order_acquire) ||
-                 queued_.load(std::memory_order_relaxed) > 0;
-        }))
-      continue;
-    lock.lock();
-    cv_.wait(lock, [&] { return item.done.load(std::memory_order_acquire) || !queue_.empty(); });
-    lock.unlock();
   }
-  if (first) std::rethrow_exception(first);
-  if (item.error) std::rethrow_exception(item.error);
+  for (int k = 0; k < 2; ++k)
+    if (k != here) help_until_done(items[k], me);
+  for (const Item& item : items)  // f's exception before g's
+    if (item.error) std::rethrow_exception(item.error);
 }
 
 }  // namespace adlab::ad::dualrev
