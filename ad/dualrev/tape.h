@@ -218,15 +218,29 @@ class Tape {
   const std::vector<std::pair<NodeId, double>>& seeds() const { return seeds_; }
 
  private:
-  Job* new_job(std::uint32_t depth, History h);
+  // The Job objects of one pool thread, kept between recordings with their arrays (decision
+  // 301): a thread records into memory it wrote last time, never into a line another core holds.
+  // Only that thread takes from it while recording. Padded: two threads' counters, one line each.
+  struct alignas(64) ThreadJobs {
+    std::vector<std::unique_ptr<Job>> jobs;
+    std::size_t used = 0;
+  };
+
+  // A job ID, in creation order; the job is bound later by the thread that records it.
+  std::uint32_t new_job_id();
+  // Binds `id` to one of this thread's Job objects, cleared (keeping its memory).
+  Job* bind_job(std::uint32_t id, std::uint32_t depth, History h);
+  void bind_if_unbound(std::uint32_t id, std::uint32_t depth);  // after an abandoned fork
+  unsigned current_thread() const { return pool_ ? pool_->current_thread() : 0; }
   double adjoint_slow(NodeId id) const;
   void check_id(NodeId id) const;
 
   TapeOptions options_;
   std::unique_ptr<ThreadPool> pool_;
-  std::vector<std::unique_ptr<Job>> jobs_;  // [0, live_jobs_) in use; the rest keep memory
+  std::unique_ptr<ThreadJobs[]> thread_jobs_;  // per pool thread index
+  std::vector<Job*> jobs_;                     // by job ID: [0, live_jobs_) this recording's
   std::size_t live_jobs_ = 0;
-  std::mutex jobs_mutex_;
+  std::mutex jobs_mutex_;  // guards jobs_ and live_jobs_ while recording
   Job* terminal_ = nullptr;
   Job* saved_cursor_ = nullptr;  // the thread's cursor before start()
   bool recording_ = false;

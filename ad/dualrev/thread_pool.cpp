@@ -1,6 +1,8 @@
 // The helping fork-join thread pool (paper 003 section 13.1), with work placed on given threads.
 #include "ad/dualrev/thread_pool.h"
 
+#include <iterator>
+
 namespace adlab::ad::dualrev {
 
 namespace {
@@ -106,13 +108,25 @@ void ThreadPool::worker(unsigned index) {
   }
 }
 
-void ThreadPool::help_until_done(const Item& item, unsigned me) {
+ThreadPool::Item* ThreadPool::reclaim(Item* item) {
+  for (auto it = queue_.rbegin(); it != queue_.rend(); ++it)
+    if (*it == item) {
+      queue_.erase(std::next(it).base());
+      queued_.fetch_sub(1, std::memory_order_relaxed);
+      return item;
+    }
+  return nullptr;
+}
+
+void ThreadPool::help_until_done(Item& item, unsigned me) {
   std::unique_lock<std::mutex> lock(mutex_, std::defer_lock);
   while (!item.done.load(std::memory_order_acquire)) {
     if (has_work(me)) {
       lock.lock();
-      // The newest shared item is usually our own g, not yet taken.
-      if (Item* next = take(me, true)) {
+      // Our own item first, if no thread took it: a thread that helped with another thread's
+      // newest item recorded it into its own memory, and the reverse pass then resolves it
+      // there, away from its parent's data (decision 302).
+      if (Item* next = reclaim(&item) ? &item : take(me, true)) {
         run_item(next, lock);
         lock.unlock();
         continue;

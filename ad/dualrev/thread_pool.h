@@ -74,8 +74,10 @@ class ThreadPool {
   Item* take(unsigned me, bool newest);
   // Runs one item; `lock` is held on entry and exit and released while the item runs.
   void run_item(Item* item, std::unique_lock<std::mutex>& lock);
+  // Takes `item` back from the shared queue (lock held); null when a thread has taken it.
+  Item* reclaim(Item* item);
   // Waits until `item` is done, running work for thread `me` meanwhile.
-  void help_until_done(const Item& item, unsigned me);
+  void help_until_done(Item& item, unsigned me);
   void worker(unsigned index);
 
   std::mutex mutex_;
