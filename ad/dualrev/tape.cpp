@@ -148,8 +148,10 @@ void Tape::start() {
 void Tape::stop() {
   if (!recording_) throw Error("dualrev: the tape is not recording");
   terminal_ = tl_job;
+  close_job(*terminal_);
   tl_job = saved_cursor_;
   recording_ = false;
+  adjoints_zeroed_ = true;
 }
 
 NodeId Tape::new_leaf() {
@@ -158,8 +160,12 @@ NodeId Tape::new_leaf() {
   return tl_job->push_leaf();
 }
 
+void close_job(Job& j) {
+  j.adj.assign(j.nodes.size(), 0.0);
+}
+
 namespace {
-// Runs `body` with this thread recording into `job`; returns the job it ended in.
+// Runs `body` with this thread recording into `job`; returns the job it ended in (closed).
 Job* run_in(Job* job, const std::function<void()>& body) {
   struct Restore {
     Job* saved;
@@ -167,6 +173,7 @@ Job* run_in(Job* job, const std::function<void()>& body) {
   } restore{tl_job};
   tl_job = job;
   body();
+  close_job(*tl_job);
   return tl_job;
 }
 }  // namespace
@@ -178,6 +185,7 @@ void Tape::fork(const std::function<void()>& f, const std::function<void()>& g) 
   // Job IDs: both subtasks' first jobs now, the join job after both finished, so creation order
   // is a linear extension of the job order (the staged-map resolver relies on it). Each subtask's
   // job is bound by the thread that runs it (decision 301).
+  close_job(*parent);
   const std::uint32_t depth = parent->depth + 1;
   const std::uint32_t a = new_job_id();
   const std::uint32_t b = new_job_id();

@@ -138,6 +138,10 @@ class alignas(128) Job {
   [[gnu::always_inline]] NodeId push_leaf() { return NodeId{id, nodes.push_leaf()}; }
 };
 
+// Ends recording into `j`: sizes and zeroes its staged cotangents (SAlloc) on the thread that
+// recorded it, in parallel with the other jobs and into that thread's cache (decision 303).
+void close_job(Job& j);
+
 // The job this thread records into (the paper's reader context plus the ID state).
 inline constinit thread_local Job* tl_job = nullptr;
 
@@ -244,6 +248,7 @@ class Tape {
   Job* terminal_ = nullptr;
   Job* saved_cursor_ = nullptr;  // the thread's cursor before start()
   bool recording_ = false;
+  bool adjoints_zeroed_ = false;  // since stop(): no reverse pass has written the adjoints
   std::vector<std::pair<NodeId, double>> seeds_;
 };
 

@@ -59,7 +59,7 @@ class ThreadPool {
   // Spins for up to this long before sleeping: jobs are short, and a sleeping thread takes tens
   // of microseconds to wake. A pause loop, not sched_yield: on a loaded machine each yield can
   // hand a whole time slice to another process.
-  static constexpr std::chrono::microseconds kSpin{50};
+  static constexpr std::chrono::microseconds kSpin{400};
   template <class Ready>
   static bool spin_until(Ready ready);
 
