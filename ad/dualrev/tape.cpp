@@ -100,7 +100,7 @@ Tape::~Tape() {
 }
 
 std::uint32_t Tape::new_job_id() {
-  std::lock_guard<std::mutex> lock(jobs_mutex_);
+  std::lock_guard<SpinLock> lock(jobs_lock_);
   if (live_jobs_ >= kConstantJob) throw Error("dualrev: too many jobs");
   jobs_.resize(live_jobs_ + 1, nullptr);
   return static_cast<std::uint32_t>(live_jobs_++);
@@ -120,7 +120,7 @@ Job* Tape::bind_job(std::uint32_t id, std::uint32_t depth, History h) {
   j->nodes.reset(id);  // keeps capacity: a second recording of the same size allocates nothing
   j->adj.clear();
   j->partial_ops = 0;
-  std::lock_guard<std::mutex> lock(jobs_mutex_);
+  std::lock_guard<SpinLock> lock(jobs_lock_);
   jobs_[id] = j;
   return j;
 }
@@ -128,7 +128,7 @@ Job* Tape::bind_job(std::uint32_t id, std::uint32_t depth, History h) {
 void Tape::bind_if_unbound(std::uint32_t id, std::uint32_t depth) {
   bool unbound = false;
   {
-    std::lock_guard<std::mutex> lock(jobs_mutex_);
+    std::lock_guard<SpinLock> lock(jobs_lock_);
     unbound = jobs_[id] == nullptr;
   }
   if (unbound) bind_job(id, depth, History{});

@@ -244,7 +244,7 @@ class Tape {
   std::unique_ptr<ThreadJobs[]> thread_jobs_;  // per pool thread index
   std::vector<Job*> jobs_;                     // by job ID: [0, live_jobs_) this recording's
   std::size_t live_jobs_ = 0;
-  std::mutex jobs_mutex_;  // guards jobs_ and live_jobs_ while recording
+  SpinLock jobs_lock_;  // guards jobs_ and live_jobs_ while recording
   Job* terminal_ = nullptr;
   Job* saved_cursor_ = nullptr;  // the thread's cursor before start()
   bool recording_ = false;

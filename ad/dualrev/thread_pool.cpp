@@ -6,12 +6,6 @@
 namespace adlab::ad::dualrev {
 
 namespace {
-inline void cpu_relax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#endif
-}
-
 // The pool a worker thread belongs to and its index there (threads outside any pool: null, 0).
 constinit thread_local const ThreadPool* tl_pool = nullptr;
 constinit thread_local unsigned tl_index = 0;
@@ -27,16 +21,29 @@ bool ThreadPool::spin_until(Ready ready) {
   }
 }
 
+template <class Ready>
+void ThreadPool::sleep_until(Ready ready) {
+  std::unique_lock<std::mutex> lock(sleep_mutex_);
+  sleepers_.fetch_add(1);
+  cv_.wait(lock, ready);
+  sleepers_.fetch_sub(1);
+}
+
+void ThreadPool::wake_sleepers() {
+  if (sleepers_.load() == 0) return;
+  // Taking the mutex orders this wake-up after a sleeper's check of its condition.
+  { std::lock_guard<std::mutex> lock(sleep_mutex_); }
+  cv_.notify_all();
+}
+
 ThreadPool::ThreadPool(unsigned threads)
     : inboxes_(std::make_unique<Inbox[]>(threads == 0 ? 1 : threads)) {
   for (unsigned k = 1; k < threads; ++k) workers_.emplace_back([this, k] { worker(k); });
 }
 
 ThreadPool::~ThreadPool() {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    stop_ = true;
-  }
+  stop_.store(true);
+  { std::lock_guard<std::mutex> lock(sleep_mutex_); }
   cv_.notify_all();
   for (auto& w : workers_) w.join();
 }
@@ -47,20 +54,16 @@ unsigned ThreadPool::current_thread() const {
 
 void ThreadPool::push(Item* item, unsigned on) {
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::lock_guard<SpinLock> lock(queue_lock_);
     if (on == kAnyThread) {
       queue_.push_back(item);
-      queued_.fetch_add(1, std::memory_order_relaxed);
+      queued_.fetch_add(1);
     } else {
       inboxes_[on].items.push_back(item);
-      inboxes_[on].size.fetch_add(1, std::memory_order_relaxed);
+      inboxes_[on].size.fetch_add(1);
     }
   }
-  // Any thread may take shared work; placed work must wake its own thread.
-  if (on == kAnyThread)
-    cv_.notify_one();
-  else
-    cv_.notify_all();
+  wake_sleepers();
 }
 
 ThreadPool::Item* ThreadPool::take(unsigned me, bool newest) {
@@ -68,7 +71,7 @@ ThreadPool::Item* ThreadPool::take(unsigned me, bool newest) {
   if (!in.items.empty()) {
     Item* item = in.items.front();
     in.items.pop_front();
-    in.size.fetch_sub(1, std::memory_order_relaxed);
+    in.size.fetch_sub(1);
     return item;
   }
   if (queue_.empty()) return nullptr;
@@ -77,70 +80,68 @@ ThreadPool::Item* ThreadPool::take(unsigned me, bool newest) {
     queue_.pop_back();
   else
     queue_.pop_front();
-  queued_.fetch_sub(1, std::memory_order_relaxed);
+  queued_.fetch_sub(1);
   return item;
-}
-
-void ThreadPool::run_item(Item* item, std::unique_lock<std::mutex>& lock) {
-  lock.unlock();
-  try {
-    (*item->fn)();
-  } catch (...) {
-    item->error = std::current_exception();
-  }
-  lock.lock();
-  item->done.store(true, std::memory_order_release);
-  cv_.notify_all();
-}
-
-void ThreadPool::worker(unsigned index) {
-  tl_pool = this;
-  tl_index = index;
-  std::unique_lock<std::mutex> lock(mutex_, std::defer_lock);
-  for (;;) {
-    spin_until([&] { return has_work(index); });
-    lock.lock();
-    cv_.wait(lock, [&] { return stop_ || !queue_.empty() || !inboxes_[index].items.empty(); });
-    Item* item = take(index, false);
-    if (!item) return;  // stop_ with nothing left
-    run_item(item, lock);
-    lock.unlock();
-  }
 }
 
 ThreadPool::Item* ThreadPool::reclaim(Item* item) {
   for (auto it = queue_.rbegin(); it != queue_.rend(); ++it)
     if (*it == item) {
       queue_.erase(std::next(it).base());
-      queued_.fetch_sub(1, std::memory_order_relaxed);
+      queued_.fetch_sub(1);
       return item;
     }
   return nullptr;
 }
 
+void ThreadPool::run_item(Item* item) {
+  try {
+    (*item->fn)();
+  } catch (...) {
+    item->error = std::current_exception();
+  }
+  // The waiting thread may return and free `item` as soon as it sees done: not touched after.
+  item->done.store(true);
+  wake_sleepers();
+}
+
+void ThreadPool::worker(unsigned index) {
+  tl_pool = this;
+  tl_index = index;
+  auto ready = [&] { return has_work(index) || stop_.load(); };
+  for (;;) {
+    Item* item = nullptr;
+    if (spin_until(ready)) {
+      std::lock_guard<SpinLock> lock(queue_lock_);
+      item = take(index, false);
+    }
+    if (item) {
+      run_item(item);
+      continue;
+    }
+    if (stop_.load() && !has_work(index)) return;  // stop with nothing left
+    sleep_until(ready);
+  }
+}
+
 void ThreadPool::help_until_done(Item& item, unsigned me) {
-  std::unique_lock<std::mutex> lock(mutex_, std::defer_lock);
-  while (!item.done.load(std::memory_order_acquire)) {
+  auto ready = [&] { return item.done.load() || has_work(me); };
+  while (!item.done.load()) {
     if (has_work(me)) {
-      lock.lock();
       // Our own item first, if no thread took it: a thread that helped with another thread's
       // newest item recorded it into its own memory, and the reverse pass then resolves it
       // there, away from its parent's data (decision 302).
-      if (Item* next = reclaim(&item) ? &item : take(me, true)) {
-        run_item(next, lock);
-        lock.unlock();
+      Item* next = nullptr;
+      {
+        std::lock_guard<SpinLock> lock(queue_lock_);
+        next = reclaim(&item) ? &item : take(me, true);
+      }
+      if (next) {
+        run_item(next);
         continue;
       }
-      lock.unlock();
     }
-    if (spin_until([&] { return item.done.load(std::memory_order_acquire) || has_work(me); }))
-      continue;
-    lock.lock();
-    cv_.wait(lock, [&] {
-      return item.done.load(std::memory_order_acquire) || !queue_.empty() ||
-             !inboxes_[me].items.empty();
-    });
-    lock.unlock();
+    if (!spin_until(ready)) sleep_until(ready);
   }
 }
 

@@ -15,6 +15,8 @@
 #include <thread>
 #include <vector>
 
+#include "ad/dualrev/spin_lock.h"
+
 namespace adlab::ad::dualrev {
 
 class ThreadPool {
@@ -63,29 +65,35 @@ class ThreadPool {
   template <class Ready>
   static bool spin_until(Ready ready);
 
-  bool has_work(unsigned me) const {
-    return queued_.load(std::memory_order_relaxed) > 0 ||
-           inboxes_[me].size.load(std::memory_order_relaxed) > 0;
-  }
+  bool has_work(unsigned me) const { return queued_.load() > 0 || inboxes_[me].size.load() > 0; }
   // Queues `item` for thread `on` (kAnyThread: the shared queue) and wakes the pool.
   void push(Item* item, unsigned on);
-  // Takes work for thread `me` (lock held): its own inbox first, then the shared queue (the
-  // newest item when helping at a join, the oldest for an idle worker); null when none.
+  // Takes work for thread `me` (queue_lock_ held): its own inbox first, then the shared queue
+  // (the newest item when helping at a join, the oldest for an idle worker); null when none.
   Item* take(unsigned me, bool newest);
-  // Runs one item; `lock` is held on entry and exit and released while the item runs.
-  void run_item(Item* item, std::unique_lock<std::mutex>& lock);
-  // Takes `item` back from the shared queue (lock held); null when a thread has taken it.
+  // Takes `item` back from the shared queue (queue_lock_ held); null when a thread has taken it.
   Item* reclaim(Item* item);
+  // Runs one item and marks it done.
+  void run_item(Item* item);
+  // Sleeps until `ready()`; wake_sleepers() after every change that can make it true.
+  template <class Ready>
+  void sleep_until(Ready ready);
+  void wake_sleepers();
   // Waits until `item` is done, running work for thread `me` meanwhile.
   void help_until_done(Item& item, unsigned me);
   void worker(unsigned index);
 
-  std::mutex mutex_;
-  std::condition_variable cv_;
+  // Queue operations take queue_lock_ (a few instructions); sleeping uses sleep_mutex_ and cv_.
+  // The counts are sequentially consistent: a sleeper announces itself in sleepers_ and then
+  // checks them, a waker changes them and then checks sleepers_, so no wake-up is lost.
+  SpinLock queue_lock_;
   std::deque<Item*> queue_;           // work for any thread
   std::atomic<int> queued_{0};        // queue_.size(), readable without the lock
   std::unique_ptr<Inbox[]> inboxes_;  // per thread index, work placed on that thread
-  bool stop_ = false;
+  std::mutex sleep_mutex_;
+  std::condition_variable cv_;
+  std::atomic<int> sleepers_{0};
+  std::atomic<bool> stop_{false};
   std::vector<std::thread> workers_;
 };
 
