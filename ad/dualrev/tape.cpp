@@ -86,6 +86,7 @@ ResolveStats& ResolveStats::operator+=(const ResolveStats& o) {
   nodes_visited += o.nodes_visited;
   nodes_revisited += o.nodes_revisited;
   order_violations += o.order_violations;
+  jobs_off_thread += o.jobs_off_thread;
   return *this;
 }
 

@@ -172,6 +172,9 @@ struct ResolveStats {
   // instrument: nodes visited at least once, and nodes visited more than once.
   std::int64_t nodes_visited = 0, nodes_revisited = 0;
   std::int64_t order_violations = 0;  // instrument: edges whose target is not <c their source
+  // instrument, tape variant: jobs resolved on another thread than the one that recorded them
+  // (decision 300: the reverse pass resolves each job where its arrays are cached).
+  std::int64_t jobs_off_thread = 0;
   ResolveStats& operator+=(const ResolveStats& o);
 };
 
