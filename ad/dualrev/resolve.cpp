@@ -61,7 +61,13 @@ std::int64_t order_violations(const Tape& t) {
 
 ResolveStats Tape::resolve(Variant v, const ResolveOptions& o) {
   if (recording_) throw Error("dualrev: resolve while the tape is still recording");
-  detail::zero_adjoints(*this);
+  // Jobs are zeroed as they close; a second pass, or a recording abandoned by an exception (a
+  // job never closed), zeroes them here.
+  bool zeroed = adjoints_zeroed_;
+  for (std::size_t k = 0; zeroed && k < live_jobs_; ++k)
+    zeroed = jobs_[k]->adj.size() == jobs_[k]->nodes.size();
+  if (!zeroed) detail::zero_adjoints(*this);
+  adjoints_zeroed_ = false;
   ResolveStats s;
   detail::Visits visits;
   if (o.instrument) {

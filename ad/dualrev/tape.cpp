@@ -86,49 +86,73 @@ ResolveStats& ResolveStats::operator+=(const ResolveStats& o) {
   nodes_visited += o.nodes_visited;
   nodes_revisited += o.nodes_revisited;
   order_violations += o.order_violations;
+  jobs_off_thread += o.jobs_off_thread;
   return *this;
 }
 
 Tape::Tape(TapeOptions o) : options_(o) {
   if (o.threads == 0) throw Error("dualrev: a tape needs at least one thread");
   if (o.threads > 1) pool_ = std::make_unique<ThreadPool>(o.threads);
+  thread_jobs_ = std::make_unique<ThreadJobs[]>(threads());
 }
 
 Tape::~Tape() {
   if (recording_ && tl_job && tl_job->tape == this) tl_job = saved_cursor_;
 }
 
-Job* Tape::new_job(std::uint32_t depth, History h) {
-  std::lock_guard<std::mutex> lock(jobs_mutex_);
+std::uint32_t Tape::new_job_id() {
+  std::lock_guard<SpinLock> lock(jobs_lock_);
   if (live_jobs_ >= kConstantJob) throw Error("dualrev: too many jobs");
-  if (live_jobs_ == jobs_.size()) jobs_.push_back(std::make_unique<Job>());
-  Job* j = jobs_[live_jobs_].get();
+  jobs_.resize(live_jobs_ + 1, nullptr);
+  return static_cast<std::uint32_t>(live_jobs_++);
+}
+
+Job* Tape::bind_job(std::uint32_t id, std::uint32_t depth, History h) {
+  const unsigned me = current_thread();
+  ThreadJobs& mine = thread_jobs_[me];
+  if (mine.used == mine.jobs.size()) mine.jobs.push_back(std::make_unique<Job>());
+  Job* j = mine.jobs[mine.used++].get();
   j->tape = this;
-  j->id = static_cast<std::uint32_t>(live_jobs_);
+  j->id = id;
   j->depth = depth;
+  j->thread = me;
   j->factor_operands = options_.factor_operands;
   j->history = h;
-  j->nodes.reset(j->id);  // keeps capacity: a second recording of the same size allocates nothing
+  j->nodes.reset(id);  // keeps capacity: a second recording of the same size allocates nothing
   j->adj.clear();
   j->partial_ops = 0;
-  ++live_jobs_;
+  std::lock_guard<SpinLock> lock(jobs_lock_);
+  jobs_[id] = j;
   return j;
+}
+
+void Tape::bind_if_unbound(std::uint32_t id, std::uint32_t depth) {
+  bool unbound = false;
+  {
+    std::lock_guard<SpinLock> lock(jobs_lock_);
+    unbound = jobs_[id] == nullptr;
+  }
+  if (unbound) bind_job(id, depth, History{});
 }
 
 void Tape::start() {
   if (recording_) throw Error("dualrev: the tape is already recording");
   live_jobs_ = 0;
+  jobs_.clear();
+  for (unsigned k = 0; k < threads(); ++k) thread_jobs_[k].used = 0;
   seeds_.clear();
   saved_cursor_ = tl_job;
-  tl_job = new_job(0, History{});
+  tl_job = bind_job(new_job_id(), 0, History{});
   recording_ = true;
 }
 
 void Tape::stop() {
   if (!recording_) throw Error("dualrev: the tape is not recording");
   terminal_ = tl_job;
+  close_job(*terminal_);
   tl_job = saved_cursor_;
   recording_ = false;
+  adjoints_zeroed_ = true;
 }
 
 NodeId Tape::new_leaf() {
@@ -137,8 +161,12 @@ NodeId Tape::new_leaf() {
   return tl_job->push_leaf();
 }
 
+void close_job(Job& j) {
+  j.adj.assign(j.nodes.size(), 0.0);
+}
+
 namespace {
-// Runs `body` with this thread recording into `job`; returns the job it ended in.
+// Runs `body` with this thread recording into `job`; returns the job it ended in (closed).
 Job* run_in(Job* job, const std::function<void()>& body) {
   struct Restore {
     Job* saved;
@@ -146,6 +174,7 @@ Job* run_in(Job* job, const std::function<void()>& body) {
   } restore{tl_job};
   tl_job = job;
   body();
+  close_job(*tl_job);
   return tl_job;
 }
 }  // namespace
@@ -155,20 +184,31 @@ void Tape::fork(const std::function<void()>& f, const std::function<void()>& g) 
   if (!recording_ || !parent || parent->tape != this)
     throw Error("dualrev: fork outside a recording of this tape");
   // Job IDs: both subtasks' first jobs now, the join job after both finished, so creation order
-  // is a linear extension of the job order (the staged-map resolver relies on it).
-  Job* a = new_job(parent->depth + 1, History{});
-  Job* b = new_job(parent->depth + 1, History{});
+  // is a linear extension of the job order (the staged-map resolver relies on it). Each subtask's
+  // job is bound by the thread that runs it (decision 301).
+  close_job(*parent);
+  const std::uint32_t depth = parent->depth + 1;
+  const std::uint32_t a = new_job_id();
+  const std::uint32_t b = new_job_id();
   Job* a_end = nullptr;
   Job* b_end = nullptr;
-  std::function<void()> fa = [&] { a_end = run_in(a, f); };
-  std::function<void()> fb = [&] { b_end = run_in(b, g); };
-  if (pool_)
-    pool_->fork_join(fa, fb);
-  else {
-    fa();
-    fb();
+  std::function<void()> fa = [&] { a_end = run_in(bind_job(a, depth, History{}), f); };
+  std::function<void()> fb = [&] { b_end = run_in(bind_job(b, depth, History{}), g); };
+  try {
+    if (pool_)
+      pool_->fork_join(fa, fb);
+    else {
+      fa();
+      fb();
+    }
+  } catch (...) {
+    // The recording is abandoned; every ID handed out still names a job (check_id, num_nodes).
+    bind_if_unbound(a, depth);
+    bind_if_unbound(b, depth);
+    throw;
   }
-  tl_job = new_job(parent->depth, History{parent, a_end, b_end});
+  // The parent task continues on this thread.
+  tl_job = bind_job(new_job_id(), parent->depth, History{parent, a_end, b_end});
 }
 
 void Tape::check_id(NodeId id) const {

@@ -125,7 +125,10 @@ class alignas(128) Job {
  public:
   Tape* tape = nullptr;
   std::uint32_t id = 0;
-  std::uint32_t depth = 0;      // fork nesting depth of the job's task (the root task has 0)
+  std::uint32_t depth = 0;  // fork nesting depth of the job's task (the root task has 0)
+  // The pool thread that recorded the job (ThreadPool::current_thread; all jobs of a task have
+  // the same): the reverse pass resolves the job there, where its arrays are cached (decision 300).
+  std::uint32_t thread = 0;
   bool factor_operands = true;  // TapeOptions::factor_operands
   History history;
   NodeStore nodes;               // sequence number = index (the ID monad's counter n_alpha)
@@ -134,6 +137,10 @@ class alignas(128) Job {
 
   [[gnu::always_inline]] NodeId push_leaf() { return NodeId{id, nodes.push_leaf()}; }
 };
+
+// Ends recording into `j`: sizes and zeroes its staged cotangents (SAlloc) on the thread that
+// recorded it, in parallel with the other jobs and into that thread's cache (decision 303).
+void close_job(Job& j);
 
 // The job this thread records into (the paper's reader context plus the ID state).
 inline constinit thread_local Job* tl_job = nullptr;
@@ -165,6 +172,9 @@ struct ResolveStats {
   // instrument: nodes visited at least once, and nodes visited more than once.
   std::int64_t nodes_visited = 0, nodes_revisited = 0;
   std::int64_t order_violations = 0;  // instrument: edges whose target is not <c their source
+  // instrument, tape variant: jobs resolved on another thread than the one that recorded them
+  // (decision 300: the reverse pass resolves each job where its arrays are cached).
+  std::int64_t jobs_off_thread = 0;
   ResolveStats& operator+=(const ResolveStats& o);
 };
 
@@ -215,18 +225,33 @@ class Tape {
   const std::vector<std::pair<NodeId, double>>& seeds() const { return seeds_; }
 
  private:
-  Job* new_job(std::uint32_t depth, History h);
+  // The Job objects of one pool thread, kept between recordings with their arrays (decision
+  // 301): a thread records into memory it wrote last time, never into a line another core holds.
+  // Only that thread takes from it while recording. Padded: two threads' counters, one line each.
+  struct alignas(64) ThreadJobs {
+    std::vector<std::unique_ptr<Job>> jobs;
+    std::size_t used = 0;
+  };
+
+  // A job ID, in creation order; the job is bound later by the thread that records it.
+  std::uint32_t new_job_id();
+  // Binds `id` to one of this thread's Job objects, cleared (keeping its memory).
+  Job* bind_job(std::uint32_t id, std::uint32_t depth, History h);
+  void bind_if_unbound(std::uint32_t id, std::uint32_t depth);  // after an abandoned fork
+  unsigned current_thread() const { return pool_ ? pool_->current_thread() : 0; }
   double adjoint_slow(NodeId id) const;
   void check_id(NodeId id) const;
 
   TapeOptions options_;
   std::unique_ptr<ThreadPool> pool_;
-  std::vector<std::unique_ptr<Job>> jobs_;  // [0, live_jobs_) in use; the rest keep memory
+  std::unique_ptr<ThreadJobs[]> thread_jobs_;  // per pool thread index
+  std::vector<Job*> jobs_;                     // by job ID: [0, live_jobs_) this recording's
   std::size_t live_jobs_ = 0;
-  std::mutex jobs_mutex_;
+  SpinLock jobs_lock_;  // guards jobs_ and live_jobs_ while recording
   Job* terminal_ = nullptr;
   Job* saved_cursor_ = nullptr;  // the thread's cursor before start()
   bool recording_ = false;
+  bool adjoints_zeroed_ = false;  // since stop(): no reverse pass has written the adjoints
   std::vector<std::pair<NodeId, double>> seeds_;
 };
 

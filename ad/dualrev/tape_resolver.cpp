@@ -24,7 +24,8 @@ using Outbox = std::vector<Far>;
 // and 4 threads give the same bits (the 1-thread run uses the same outboxes).
 class TapeResolver {
  public:
-  TapeResolver(Tape& t, Visits* visits) : tape_(t), visits_(visits), edges_done_(t.num_jobs(), 0) {
+  TapeResolver(Tape& t, Visits* visits)
+      : tape_(t), visits_(visits), edges_done_(t.num_jobs(), 0), off_thread_(t.num_jobs(), 0) {
     for (std::size_t k = 0; k < t.num_jobs(); ++k) {
       adj_.push_back(t.job(static_cast<std::uint32_t>(k)).adj.data());
       depth_.push_back(t.job(static_cast<std::uint32_t>(k)).depth);
@@ -37,6 +38,11 @@ class TapeResolver {
   std::int64_t edges_done() const {
     std::int64_t n = 0;
     for (auto e : edges_done_) n += e;
+    return n;
+  }
+  std::int64_t jobs_off_thread() const {
+    std::int64_t n = 0;
+    for (auto e : off_thread_) n += e;
     return n;
   }
 
@@ -73,6 +79,8 @@ class TapeResolver {
       auto& v = (*visits_)[j.id];
       for (std::size_t i = 0; i < ns.size(); ++i) ++v[i];
       edges_done_[j.id] += static_cast<std::int64_t>(ns.num_edges());
+      const ThreadPool* pool = tape_.pool();
+      off_thread_[j.id] = (pool ? pool->current_thread() : 0) != j.thread;
     }
   }
 
@@ -86,7 +94,9 @@ class TapeResolver {
       Job* l = j->history.left;
       Job* r = j->history.right;
       if (ThreadPool* pool = tape_.pool())
-        pool->fork_join([&] { resolve_task(l, &left); }, [&] { resolve_task(r, &right); });
+        // Each subtask on the thread that recorded it (decision 300).
+        pool->fork_join_on([&] { resolve_task(l, &left); }, l->thread,
+                           [&] { resolve_task(r, &right); }, r->thread);
       else {
         resolve_task(l, &left);
         resolve_task(r, &right);
@@ -102,6 +112,7 @@ class TapeResolver {
   std::vector<double*> adj_;
   std::vector<std::uint32_t> depth_;
   std::vector<std::int64_t> edges_done_;  // per job, written only by the thread resolving it
+  std::vector<std::int64_t> off_thread_;  // per job, likewise: resolved off its recording thread
 };
 
 // The sequential case (paper 003 section 10.3: "SResolve then just loops the array backwards").
@@ -132,7 +143,8 @@ std::size_t zero_task(Tape& t, Job* j) {
     Job* l = j->history.left;
     Job* r = j->history.right;
     std::size_t left = 0, right = 0;
-    t.pool()->fork_join([&] { left = zero_task(t, l); }, [&] { right = zero_task(t, r); });
+    t.pool()->fork_join_on([&] { left = zero_task(t, l); }, l->thread,
+                           [&] { right = zero_task(t, r); }, r->thread);
     jobs += left + right;
     j = j->history.prev;
   }
@@ -157,7 +169,10 @@ void resolve_tape(Tape& t, const ResolveOptions& o, ResolveStats& s, Visits* vis
   } else {
     TapeResolver r(t, visits);
     r.run();
-    if (visits) s.edges_processed += r.edges_done();
+    if (visits) {
+      s.edges_processed += r.edges_done();
+      s.jobs_off_thread += r.jobs_off_thread();
+    }
   }
   s.nodes_resolved += t.num_nodes();
   if (o.count_ops) {

@@ -1,10 +1,14 @@
 // The parallel reverse pass (paper 003 section 12): random fork-join DAGs (digest 003 section 9
 // "parallel random"), parallel small/large, particles; same bits for 1, 2 and 4 threads.
+#include <atomic>
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <memory>
 #include <random>
+#include <stdexcept>
+#include <thread>
 
 #include "ad/dualrev/api.h"
 #include "ad/dualrev/particles.h"
@@ -209,4 +213,85 @@ TEST_CASE("dualrev fork: an exception in a subtask reaches the caller", "[dualre
   CHECK(tl_job == nullptr);  // the cursor was restored
   auto ok = gradient(t, [](const std::vector<Dual>& v) { return v[0] * v[0]; }, {3.0});
   CHECK(ok.gradient[0] == 6.0);
+}
+
+TEST_CASE("003 section 12 reverse pass: each job resolved on the thread that recorded it",
+          "[dualrev]") {
+  // Decision 300. f waits until g has started, so g's job is recorded by the worker, not by this
+  // thread helping at the join; then the particles add jobs on whichever thread takes them.
+  std::vector<double> s0;
+  for (int k = 0; k < 32; ++k) s0.push_back(std::sin(0.37 * k + 0.1));
+  for (unsigned threads : {2u, 4u}) {
+    Tape t(TapeOptions{threads});
+    std::vector<Dual> xs;
+    Dual y;
+    {
+      Recording rec(t);
+      for (double v : s0) xs.push_back(make_input(v));
+      std::atomic<bool> g_started{false};
+      auto [a, b] = parallel(
+          [&] {
+            const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+            while (!g_started && std::chrono::steady_clock::now() < deadline)
+              std::this_thread::yield();
+            return xs[0] * xs[1];
+          },
+          [&] {
+            g_started = true;
+            return xs[2] * xs[3];
+          });
+      REQUIRE(g_started);
+      y = a + b + testing::particles(xs, 50, true);
+    }
+    std::size_t by_workers = 0;
+    for (std::size_t k = 0; k < t.num_jobs(); ++k)
+      by_workers += t.job(static_cast<std::uint32_t>(k)).thread != 0;
+    CHECK(by_workers >= 1);
+    t.seed(y.id(), 1.0);
+    ResolveOptions o;
+    o.instrument = true;
+    const ResolveStats s = t.resolve(Variant::Tape, o);
+    CHECK(s.jobs_off_thread == 0);
+    CHECK(s.nodes_revisited == 0);
+    CHECK(s.order_violations == 0);
+    CHECK(t.adjoint(xs[0].id()) != 0.0);
+  }
+}
+
+TEST_CASE("003 section 12 a fork abandoned by an exception, caught inside the recording",
+          "[dualrev]") {
+  // The subtask's job never closes (decision 303: a job's adjoints are sized and zeroed when it
+  // closes), so the reverse pass sizes and zeroes them itself; a scalar that escaped the failed
+  // subtask can still be seeded. The parent job records on after the fork and is closed at stop.
+  for (unsigned threads : {1u, 2u}) {
+    Tape t(TapeOptions{threads});
+    Dual x, y, escaped;
+    {
+      Recording rec(t);
+      x = make_input(1.5);
+      Dual s = x * x;
+      try {
+        parallel([&] { return s * 2.0; },
+                 [&]() -> Dual {
+                   escaped = s * x;
+                   throw std::runtime_error("abandoned");
+                 });
+      } catch (const std::runtime_error&) {
+      }
+      y = s * x + x;  // y = x^3 + x, in the parent job after the failed fork
+    }
+    // The first pass, seeded in the unclosed job: its adjoints must be sized here.
+    t.seed(escaped.id(), 1.0);
+    t.resolve();
+    CHECK(t.adjoint(escaped.id()) == 1.0);
+    CHECK(t.adjoint(y.id()) == 0.0);
+    for (int pass = 0; pass < 2; ++pass) {  // later passes zero the previous one's adjoints
+      t.clear_seeds();
+      t.seed(y.id(), 1.0);
+      t.resolve();
+      CHECK(t.adjoint(y.id()) == 1.0);
+      CHECK(t.adjoint(x.id()) == 3 * 1.5 * 1.5 + 1);
+      CHECK(t.adjoint(escaped.id()) == 0.0);
+    }
+  }
 }
