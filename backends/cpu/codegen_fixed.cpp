@@ -241,6 +241,19 @@ std::string Emitter::fixed_row(const Access& a, Expr self, const std::vector<std
 // parameter's message (the callee no longer checks) and copied.
 std::string Emitter::fixed_call_arg(Expr arg, const Function& callee, std::size_t k) {
   const std::vector<std::int64_t>& dims = fixed_params_.at(&callee)[k];
+  auto kd = known_dims.find(arg.get());
+  if (arg.as<Var>() && arg->type.storage == Storage::Dense && !arg->type.is_tuple() &&
+      kd != known_dims.end() && kd->second.size() == dims.size() &&
+      !fixed_of(name_of(arg))) {  // a dense tensor variable whose shape is proved: its entries
+    bool proved = true;
+    for (std::size_t d = 0; d < dims.size(); ++d)
+      if (literal_int(kd->second[d]) != dims[d]) proved = false;
+    if (proved) {
+      std::string n = name_of(arg);
+      auto vp = view_ptr.find(n);
+      return vp != view_ptr.end() ? vp->second : n + ".p";
+    }
+  }
   std::string v = value_any(arg);
   const FixedRef* f = fixed_of(v);
   if (f && f->dims == dims) return f->ptr;
