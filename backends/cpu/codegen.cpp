@@ -165,6 +165,8 @@ bool Emitter::in_range(Expr idx, Expr tensor, std::size_t k) const {
   auto kd = known_dims.find(tensor.get());
   if (kd == known_dims.end() || k >= kd->second.size()) return false;
   Expr dim = kd->second[k];
+  if (auto* lit = dim.as<Literal>())  // a literal dimension: a literal index or literal bound
+    return below_literal(idx, static_cast<std::int64_t>(lit->value));
   if (!invariant(dim)) return false;
   Expr v = idx;
   for (int hops = 0; hops < 16; ++hops) {
@@ -172,8 +174,6 @@ bool Emitter::in_range(Expr idx, Expr tensor, std::size_t k) const {
     if (vb == var_bound.end()) return false;
     Expr b = vb->second;
     if (b == dim || (invariant(b) && expr_str(b) == expr_str(dim))) return true;
-    if (auto* lit = dim.as<Literal>())
-      return below_literal(idx, static_cast<std::int64_t>(lit->value));
     if (!b.as<Var>()) return false;
     v = b;
   }
