@@ -606,18 +606,27 @@ std::string Emitter::value_any(Expr e) {
       auto* c = e.as<Call>();
       // References: callees take const references, so a tensor argument is not copied; a
       // parameter of literal shape takes a pointer to the entries (decision 202).
-      std::string list;
+      std::vector<std::string> args;
+      std::vector<bool> ready;  // a pointer to the entries already (or not a literal shape)
       auto fp = fixed_params_.find(c->callee.get());
+      auto fixed_param = [&](std::size_t k) {
+        return fp != fixed_params_.end() && !fp->second[k].empty();
+      };
       for (std::size_t k = 0; k < c->args.size(); ++k) {
         Expr x = c->args[k];
-        std::string n;
-        if (fp != fixed_params_.end() && !fp->second[k].empty()) {
-          n = fixed_call_arg(x, *c->callee, k);
+        if (fixed_param(k)) {
+          auto [v, is_pointer] = fixed_call_arg(x, *c->callee, k);
+          args.push_back(v);
+          ready.push_back(is_pointer);
         } else {
-          n = fresh("arg");
-          line("const " + ctype(x->type) + "& " + n + " = " + value(x) + ";");
+          ready.push_back(true);
+          args.push_back(fresh("arg"));
+          line("const " + ctype(x->type) + "& " + args.back() + " = " + value(x) + ";");
         }
-        list += (list.empty() ? "" : ", ") + n;
+      }
+      std::string list;
+      for (std::size_t k = 0; k < args.size(); ++k) {
+        list += (k ? ", " : "") + (ready[k] ? args[k] : fixed_call_check(args[k], *c->callee, k));
       }
       std::string r = fresh("call");
       auto fr = fixed_result_.find(c->callee.get());

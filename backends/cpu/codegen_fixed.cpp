@@ -236,10 +236,11 @@ std::string Emitter::fixed_row(const Access& a, Expr self, const std::vector<std
   return r;
 }
 
-// Argument k of a call whose parameter has a literal shape: a pointer to its entries. A Fixed of
-// that shape (or a proved row) is passed as it is; anything else is checked here with the
-// parameter's message (the callee no longer checks) and copied.
-std::string Emitter::fixed_call_arg(Expr arg, const Function& callee, std::size_t k) {
+// Argument k of a call whose parameter has a literal shape: a pointer to its entries where a Fixed
+// of that shape, a proved row or a dense variable of proved shape (true); otherwise a tensor's name
+// (false), for fixed_call_check (the callee no longer checks).
+std::pair<std::string, bool> Emitter::fixed_call_arg(Expr arg, const Function& callee,
+                                                     std::size_t k) {
   const std::vector<std::int64_t>& dims = fixed_params_.at(&callee)[k];
   auto kd = known_dims.find(arg.get());
   if (arg.as<Var>() && arg->type.storage == Storage::Dense && !arg->type.is_tuple() &&
@@ -251,13 +252,19 @@ std::string Emitter::fixed_call_arg(Expr arg, const Function& callee, std::size_
     if (proved) {
       std::string n = name_of(arg);
       auto vp = view_ptr.find(n);
-      return vp != view_ptr.end() ? vp->second : n + ".p";
+      return {vp != view_ptr.end() ? vp->second : n + ".p", true};
     }
   }
   std::string v = value_any(arg);
   const FixedRef* f = fixed_of(v);
-  if (f && f->dims == dims) return f->ptr;
-  std::string t = as_tensor(v);
+  if (f && f->dims == dims) return {f->ptr, true};
+  return {as_tensor(v), false};  // checked by fixed_call_check once every argument is evaluated
+}
+
+// A tensor argument for a parameter of literal shape: checked with the parameter's message, in
+// parameter order after all arguments (as the interpreter checks a call), then copied.
+std::string Emitter::fixed_call_check(const std::string& t, const Function& callee, std::size_t k) {
+  const std::vector<std::int64_t>& dims = fixed_params_.at(&callee)[k];
   const Expr& p = callee.params[k];
   const std::string et = elem_type(p->type.elem);
   for (std::size_t d = 0; d < dims.size(); ++d) {

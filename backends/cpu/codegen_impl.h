@@ -5,6 +5,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "backends/cpu/codegen.h"
@@ -89,7 +90,8 @@ class Emitter {
   std::string fixed_gen(const ir::Gen& g, Expr self, const std::vector<std::int64_t>& dims);
   std::string fixed_select(const ir::Select& s, Expr self, const std::vector<std::int64_t>& dims);
   std::string fixed_row(const ir::Access& a, Expr self, const std::vector<std::int64_t>& dims);
-  std::string fixed_call_arg(Expr arg, const ir::Function& callee, std::size_t k);
+  std::pair<std::string, bool> fixed_call_arg(Expr arg, const ir::Function& callee, std::size_t k);
+  std::string fixed_call_check(const std::string& t, const ir::Function& callee, std::size_t k);
   std::string fixed_offset(const FixedRef& f, const std::vector<std::string>& keys) const;
   // Copies v (any representation) into dst, checked against dims unless it is a Fixed of them.
   void fixed_assign(const std::string& dst, const std::string& v, const std::string& elem,
