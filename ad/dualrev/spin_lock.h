@@ -1,6 +1,6 @@
 // A lock for critical sections of a few instructions that two threads reach at the same moment
 // (the pool's queues, the tape's job table at forks and joins): a contended std::mutex sleeps in
-// the kernel at once, which costs microseconds per join on a VM (decision 304).
+// the kernel at once, which costs microseconds per join on a VM (decision 126).
 #pragma once
 
 #include <atomic>

@@ -185,7 +185,7 @@ void Tape::fork(const std::function<void()>& f, const std::function<void()>& g) 
     throw Error("dualrev: fork outside a recording of this tape");
   // Job IDs: both subtasks' first jobs now, the join job after both finished, so creation order
   // is a linear extension of the job order (the staged-map resolver relies on it). Each subtask's
-  // job is bound by the thread that runs it (decision 301).
+  // job is bound by the thread that runs it (decision 123).
   close_job(*parent);
   const std::uint32_t depth = parent->depth + 1;
   const std::uint32_t a = new_job_id();

@@ -127,7 +127,7 @@ class alignas(128) Job {
   std::uint32_t id = 0;
   std::uint32_t depth = 0;  // fork nesting depth of the job's task (the root task has 0)
   // The pool thread that recorded the job (ThreadPool::current_thread; all jobs of a task have
-  // the same): the reverse pass resolves the job there, where its arrays are cached (decision 300).
+  // the same): the reverse pass resolves the job there, where its arrays are cached (decision 122).
   std::uint32_t thread = 0;
   bool factor_operands = true;  // TapeOptions::factor_operands
   History history;
@@ -139,7 +139,7 @@ class alignas(128) Job {
 };
 
 // Ends recording into `j`: sizes and zeroes its staged cotangents (SAlloc) on the thread that
-// recorded it, in parallel with the other jobs and into that thread's cache (decision 303).
+// recorded it, in parallel with the other jobs and into that thread's cache (decision 125).
 void close_job(Job& j);
 
 // The job this thread records into (the paper's reader context plus the ID state).
@@ -173,7 +173,7 @@ struct ResolveStats {
   std::int64_t nodes_visited = 0, nodes_revisited = 0;
   std::int64_t order_violations = 0;  // instrument: edges whose target is not <c their source
   // instrument, tape variant: jobs resolved on another thread than the one that recorded them
-  // (decision 300: the reverse pass resolves each job where its arrays are cached).
+  // (decision 122: the reverse pass resolves each job where its arrays are cached).
   std::int64_t jobs_off_thread = 0;
   ResolveStats& operator+=(const ResolveStats& o);
 };

@@ -94,7 +94,7 @@ class TapeResolver {
       Job* l = j->history.left;
       Job* r = j->history.right;
       if (ThreadPool* pool = tape_.pool())
-        // Each subtask on the thread that recorded it (decision 300).
+        // Each subtask on the thread that recorded it (decision 122).
         pool->fork_join_on([&] { resolve_task(l, &left); }, l->thread,
                            [&] { resolve_task(r, &right); }, r->thread);
       else {

@@ -130,7 +130,7 @@ void ThreadPool::help_until_done(Item& item, unsigned me) {
     if (has_work(me)) {
       // Our own item first, if no thread took it: a thread that helped with another thread's
       // newest item recorded it into its own memory, and the reverse pass then resolves it
-      // there, away from its parent's data (decision 302).
+      // there, away from its parent's data (decision 124).
       Item* next = nullptr;
       {
         std::lock_guard<SpinLock> lock(queue_lock_);

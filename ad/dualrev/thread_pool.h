@@ -1,7 +1,7 @@
 // A small fixed thread pool with fork-join whose waiting threads help (paper 003 section 13.1:
 // a join that blocks a pool thread can deadlock a fixed-size pool, so a waiter runs queued work).
 // Work can be placed on a given thread of the pool, so that the reverse pass resolves each job on
-// the thread that recorded it (decision 300).
+// the thread that recorded it (decision 122).
 #pragma once
 
 #include <atomic>

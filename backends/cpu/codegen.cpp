@@ -87,9 +87,10 @@ std::string Emitter::name_of(Expr var) {
 }
 
 // A tensor expression's C++ name (variables are used in place).
-std::string Emitter::tensor_operand(Expr te) {
-  if (te.as<Var>()) return name_of(te);
-  std::string v = value(te);
+std::string Emitter::tensor_operand(Expr te, bool allow_fixed) {
+  if (te.as<Var>()) return allow_fixed ? name_of(te) : as_tensor(name_of(te));
+  std::string v = allow_fixed ? value_any(te) : value(te);
+  if (fixed_of(v)) return v;
   std::string n = fresh("opnd");
   line("const auto& " + n + " = " + v + ";");
   return n;
@@ -130,7 +131,13 @@ void Emitter::hoist_view(const std::string& n, const Type& t) {
 }
 
 void Emitter::bind_let(const std::vector<Expr>& vars, Expr value_expr) {
-  std::string v = value(value_expr);
+  std::string v = value_any(value_expr);
+  if (vars.size() == 1 && fixed_of(v)) {  // decision 128: the name is the Fixed (or row) itself
+    names[vars[0].get()] = v;
+    var_bound.erase(vars[0].get());
+    known_dims[vars[0].get()] = value_expr->type.dims;  // literal: the shape it was built with
+    return;
+  }
   bind(vars, v, value_expr->type, false);
   if (vars.size() == 1 && movable.count(v)) let_source[name_of(vars[0])] = v;
   for (auto x : vars) known_dims.erase(x.get());
@@ -158,6 +165,8 @@ bool Emitter::in_range(Expr idx, Expr tensor, std::size_t k) const {
   auto kd = known_dims.find(tensor.get());
   if (kd == known_dims.end() || k >= kd->second.size()) return false;
   Expr dim = kd->second[k];
+  if (auto* lit = dim.as<Literal>())  // a literal dimension: a literal index or literal bound
+    return below_literal(idx, static_cast<std::int64_t>(lit->value));
   if (!invariant(dim)) return false;
   Expr v = idx;
   for (int hops = 0; hops < 16; ++hops) {
@@ -256,6 +265,17 @@ std::string Emitter::access_full(const Access& a, Expr self, const std::string& 
     std::string i = fresh("i");
     line("const i64 " + i + " = " + index(a.indices[k]) + ";");
     keys.push_back(i);
+  }
+  if (const FixedRef* f = fixed_of(t)) {  // literal shape: checks against literals, if any
+    for (std::size_t k = 0; k < keys.size(); ++k) {
+      if (below_literal(a.indices[k], f->dims[k]) || in_range(a.indices[k], a.tensor, k)) continue;
+      int s = site(self, "index out of range: `" + expr_str(a.indices[k]) +
+                             "` = {a} is outside [0, {b}) in `" + expr_str(self) + "` (dimension " +
+                             std::to_string(k) + ")");
+      line("adlab_rt::check(" + std::to_string(s) + ", " + keys[k] + ", i64(" +
+           std::to_string(f->dims[k]) + "), " + std::to_string(k) + ");");
+    }
+    return f->ptr + "[" + fixed_offset(*f, keys) + "]";
   }
   for (std::size_t k = 0; k < keys.size(); ++k) {
     if (in_range(a.indices[k], a.tensor, k)) continue;  // the loop bounds keep it in range
@@ -450,7 +470,7 @@ Scalar Emitter::scalar(Expr e) {
       auto* a = e.as<Access>();
       if (a->tensor->type.is_tuple() || a->indices.size() != a->tensor->type.rank())
         return {value(e)};
-      std::string t = tensor_operand(a->tensor);
+      std::string t = tensor_operand(a->tensor, true);
       std::string r = fresh("a");
       line("const " + et + " " + r + " = " + access_full(*a, e, t) + ";");
       return {r};
@@ -482,7 +502,13 @@ Scalar Emitter::scalar(Expr e) {
 }
 
 std::string Emitter::value(Expr e) {
+  return as_tensor(value_any(e));
+}
+
+std::string Emitter::value_any(Expr e) {
   const Type& t = e->type;
+  std::vector<std::int64_t> fdims;
+  const bool fixed = fixed_shape(t, fdims);
   const bool compound = e->kind == NodeKind::Proj || e->kind == NodeKind::Call ||
                         e->kind == NodeKind::Tuple || e->kind == NodeKind::Loop ||
                         e->kind == NodeKind::Gen || e->kind == NodeKind::Scan ||
@@ -493,6 +519,7 @@ std::string Emitter::value(Expr e) {
       return name_of(e);
     case NodeKind::Select: {
       auto* s = e.as<Select>();
+      if (fixed) return fixed_select(*s, e, fdims);
       std::string r = fresh("sel");
       std::string c = index(s->cond);
       line(ctype(t) + " " + r + "{};");
@@ -519,6 +546,10 @@ std::string Emitter::value(Expr e) {
     }
     case NodeKind::Access: {
       auto* a = e.as<Access>();
+      if (fixed) {
+        std::string row = fixed_row(*a, e, fdims);
+        if (!row.empty()) return row;
+      }
       std::string v = tensor_operand(a->tensor);
       std::vector<std::string> keys;
       for (auto i : a->indices) {
@@ -529,7 +560,7 @@ std::string Emitter::value(Expr e) {
       return index_value(a->tensor, v, a->tensor->type, e, keys, a->indices);
     }
     case NodeKind::Gen:
-      return gen(*e.as<Gen>(), e);
+      return gen(*e.as<Gen>(), e);  // a Fixed where the shape is literal
     case NodeKind::Scan:
       return scan(*e.as<Scan>(), e);
     case NodeKind::Loop:
@@ -542,8 +573,15 @@ std::string Emitter::value(Expr e) {
       auto saved_bounds = var_bound;  // scopes: an inner binder may shadow
       auto saved_dims = known_dims;
       bind_let(l->vars, l->value);
+      std::string body = value_any(l->body);
+      if (fixed_of(body)) {  // declared in this block: it outlives the let's scope here
+        names = saved;
+        var_bound = saved_bounds;
+        known_dims = saved_dims;
+        return body;
+      }
       std::string r = fresh("let");
-      line(ctype(t) + " " + r + " = " + value(l->body) + ";");
+      line(ctype(t) + " " + r + " = " + body + ";");
       names = saved;
       var_bound = saved_bounds;
       known_dims = saved_dims;
@@ -566,9 +604,39 @@ std::string Emitter::value(Expr e) {
     }
     case NodeKind::Call: {
       auto* c = e.as<Call>();
-      // References: callees take const references, so a tensor argument is not copied.
-      std::string list = operand_list(c->args, "arg", true);
+      // References: callees take const references, so a tensor argument is not copied; a
+      // parameter of literal shape takes a pointer to the entries (decision 129).
+      std::vector<std::string> args;
+      std::vector<bool> ready;  // a pointer to the entries already (or not a literal shape)
+      auto fp = fixed_params_.find(c->callee.get());
+      auto fixed_param = [&](std::size_t k) {
+        return fp != fixed_params_.end() && !fp->second[k].empty();
+      };
+      for (std::size_t k = 0; k < c->args.size(); ++k) {
+        Expr x = c->args[k];
+        if (fixed_param(k)) {
+          auto [v, is_pointer] = fixed_call_arg(x, *c->callee, k);
+          args.push_back(v);
+          ready.push_back(is_pointer);
+        } else {
+          ready.push_back(true);
+          args.push_back(fresh("arg"));
+          line("const " + ctype(x->type) + "& " + args.back() + " = " + value(x) + ";");
+        }
+      }
+      std::string list;
+      for (std::size_t k = 0; k < args.size(); ++k) {
+        list += (k ? ", " : "") + (ready[k] ? args[k] : fixed_call_check(args[k], *c->callee, k));
+      }
       std::string r = fresh("call");
+      auto fr = fixed_result_.find(c->callee.get());
+      if (fr != fixed_result_.end()) {  // a Fixed returned by value (decision 130)
+        const std::string et = elem_type(c->callee->result_type.elem);
+        line("const " + fixed_ctype(et, fr->second) + " " + r + " = " + fn_name(*c->callee) + "(" +
+             list + ");");
+        fixed_[r] = FixedRef{et, fr->second, r + ".v"};
+        return r;
+      }
       if (t.is_scalar()) {
         line("const " + ctype(t) + " " + r + " = " + fn_name(*c->callee) + "(" + list + ");");
         return r;
@@ -645,8 +713,19 @@ void Emitter::function(const Function& f, bool entry) {
   origin = "function `" + f.name + "`";
   std::string fname = entry ? "adlab_body" : fresh("fn_" + f.name);
   fn_names[&f] = fname;
+  // A callee's parameters and single result of literal shape are passed as pointers and returned
+  // as Fixed aggregates (decisions 129, 130); the entry keeps adlab's tensors.
+  std::vector<std::vector<std::int64_t>> fparams(f.params.size());
+  std::vector<std::int64_t> fresult;
+  if (!entry) {
+    for (std::size_t k = 0; k < f.params.size(); ++k) fixed_shape(f.params[k]->type, fparams[k]);
+    fixed_params_[&f] = fparams;
+    if (f.results.size() == 1 && fixed_shape(f.result_type, fresult)) fixed_result_[&f] = fresult;
+  }
   std::string rtype;
-  if (f.results.size() == 1) {
+  if (!fresult.empty()) {
+    rtype = fixed_ctype(elem_type(f.result_type.elem), fresult);
+  } else if (f.results.size() == 1) {
     rtype = ctype(f.results[0]->type);
   } else {
     rtype = "std::tuple<";
@@ -660,6 +739,12 @@ void Emitter::function(const Function& f, bool entry) {
     std::string n = fresh(var_name(f.params[k]));
     pnames.push_back(n);
     names[f.params[k].get()] = n;
+    if (!fparams[k].empty()) {  // the entries, row-major; the shape was proved at the call
+      const std::string et = elem_type(f.params[k]->type.elem);
+      params += (k ? ", " : "") + std::string("const ") + et + "* const " + n;
+      fixed_[n] = FixedRef{et, fparams[k], n};
+      continue;
+    }
     params += (k ? ", " : "") + std::string("const ") + ctype(f.params[k]->type) + "& " + n;
   }
   if (entry) params += std::string(params.empty() ? "" : ", ") + "const i64* sizes";
@@ -683,7 +768,8 @@ void Emitter::function(const Function& f, bool entry) {
   // and the compiler sees their constant shapes.
   line(std::string(entry ? "static " : "[[gnu::always_inline]] inline ") + rtype + " " + fname +
        "(" + params + ") {");
-  for (std::size_t k = 0; k < f.params.size(); ++k) hoist_view(pnames[k], f.params[k]->type);
+  for (std::size_t k = 0; k < f.params.size(); ++k)
+    if (fparams[k].empty()) hoist_view(pnames[k], f.params[k]->type);
   for (std::size_t k = 0; k < f.sizes.size(); ++k) {
     Expr s = f.sizes[k];
     if (names.count(s.get())) continue;  // an i64 parameter used as a size
@@ -721,7 +807,7 @@ void Emitter::function(const Function& f, bool entry) {
   if (!entry)
     for (std::size_t p = 0; p < f.params.size(); ++p) {
       const Type& pt = f.params[p]->type;
-      if (pt.is_tuple()) continue;
+      if (pt.is_tuple() || !fparams[p].empty()) continue;  // literal shapes: checked at the call
       for (std::size_t d = 0; d < pt.dims.size(); ++d) {
         if (pt.dims[d].as<Var>()) continue;
         std::string want = bound_dim(pt.dims[d], f.params[p], true);
@@ -741,6 +827,23 @@ void Emitter::function(const Function& f, bool entry) {
     bind_let(s.vars, s.value);
   }
   origin = "return of `" + f.name + "`";
+  if (!fresult.empty()) {
+    const std::string et = elem_type(f.result_type.elem);
+    std::string v = value_any(f.results[0]);
+    const FixedRef* fx = fixed_of(v);
+    if (fx && fx->dims == fresult && fx->ptr == v + ".v") {
+      line("return " + v + ";");
+    } else {  // a row, a parameter or a tensor: copied (checked unless a Fixed of the shape)
+      int s = site(f.results[0],
+                   "the result of `" + f.name + "` has shape dimension {a} where {b} was expected");
+      std::string res = declare_fixed("res", et, fresult);
+      fixed_assign(res + ".v", v, et, fresult, s);
+      line("return " + res + ";");
+    }
+    line("}");
+    line("");
+    return;
+  }
   std::vector<std::string> outs, vals;
   std::vector<bool> moved(f.results.size(), false);
   for (std::size_t k = 0; k < f.results.size(); ++k) {

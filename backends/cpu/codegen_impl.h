@@ -5,6 +5,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "backends/cpu/codegen.h"
@@ -39,7 +40,8 @@ class Emitter {
   // ---- expressions (codegen.cpp) ----
   Scalar scalar(Expr e);
   std::string index(Expr e) { return scalar(e).v; }
-  std::string value(Expr e);        // any type: a C++ expression or a variable name
+  std::string value(Expr e);        // any type: a C++ expression or a variable name (a Tensor)
+  std::string value_any(Expr e);    // value(e), or a Fixed / fixed pointer where it is one
   std::string moved_value(Expr e);  // value(e), moved when it is a fresh tensor
   // Each operand bound to a `const` local (a reference when `by_reference`), in order; the
   // locals joined by ", " (the initialiser of a tuple, the arguments of a call).
@@ -47,7 +49,7 @@ class Emitter {
                            bool by_reference);
   std::string bound_dim(Expr d, Expr at, bool exact);  // a dimension's value, checked
   std::string access_full(const ir::Access& a, Expr self, const std::string& t);
-  std::string tensor_operand(Expr te);
+  std::string tensor_operand(Expr te, bool allow_fixed = false);
   void bind(const std::vector<Expr>& vars, const std::string& v, const ir::Type& t, bool mut);
   // bind() for a let: also records the shape of a let-bound gen (its bounds) for in_range.
   void bind_let(const std::vector<Expr>& vars, Expr value);
@@ -65,6 +67,38 @@ class Emitter {
   std::map<std::string, std::string> view_ptr;
   std::map<std::string, std::string> let_source;  // let name -> the fresh tensor it names
   std::string name_of(Expr var);
+
+  // ---- tensors of literal shape (codegen_fixed.cpp, decisions 127-131) ----
+  // A value held as `adlab_rt::Fixed<E, N>` (ptr: `name.v`) or as a pointer to N entries (a
+  // parameter, a row of a dense tensor): its C++ element type, literal shape and entries.
+  struct FixedRef {
+    std::string elem;
+    std::vector<std::int64_t> dims;
+    std::string ptr;
+    std::int64_t numel() const;
+  };
+  static constexpr std::int64_t kFixedCap = 64;  // entries; larger tensors keep a header
+  // Whether t is dense, untupled, of literal dimensions >= 1 and at most kFixedCap entries.
+  static bool fixed_shape(const ir::Type& t, std::vector<std::int64_t>& dims);
+  static std::string fixed_ctype(const std::string& elem, const std::vector<std::int64_t>& dims);
+  const FixedRef* fixed_of(const std::string& v) const;
+  std::string declare_fixed(const std::string& hint, const std::string& elem,
+                            const std::vector<std::int64_t>& dims);
+  std::string as_tensor(const std::string& v);  // a Fixed or pointer copied into a Tensor
+  // Whether 0 <= idx < n at every point of the enclosing loops (n a literal).
+  bool below_literal(Expr idx, std::int64_t n) const;
+  std::string fixed_gen(const ir::Gen& g, Expr self, const std::vector<std::int64_t>& dims);
+  std::string fixed_select(const ir::Select& s, Expr self, const std::vector<std::int64_t>& dims);
+  std::string fixed_row(const ir::Access& a, Expr self, const std::vector<std::int64_t>& dims);
+  std::pair<std::string, bool> fixed_call_arg(Expr arg, const ir::Function& callee, std::size_t k);
+  std::string fixed_call_check(const std::string& t, const ir::Function& callee, std::size_t k);
+  std::string fixed_offset(const FixedRef& f, const std::vector<std::string>& keys) const;
+  // Copies v (any representation) into dst, checked against dims unless it is a Fixed of them.
+  void fixed_assign(const std::string& dst, const std::string& v, const std::string& elem,
+                    const std::vector<std::int64_t>& dims, int site);
+  std::map<std::string, FixedRef> fixed_;
+  std::map<const ir::Function*, std::vector<std::vector<std::int64_t>>> fixed_params_;
+  std::map<const ir::Function*, std::vector<std::int64_t>> fixed_result_;
 
   // ---- tensors and domains (codegen_tensors.cpp) ----
   std::string gen(const ir::Gen& g, Expr self);

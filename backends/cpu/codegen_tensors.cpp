@@ -258,6 +258,11 @@ std::string alloc_result(Emitter& em, const Type& body, const std::vector<std::s
 std::string Emitter::gen(const Gen& g, Expr self) {
   std::string contracted;
   if (!contraction_off_ && try_contraction(g, self, contracted)) return contracted;
+  std::vector<std::int64_t> fdims;
+  if (fixed_shape(self->type, fdims)) {  // decision 127: a Fixed, no tensor header
+    std::string f = fixed_gen(g, self, fdims);
+    if (!f.empty()) return f;
+  }
   std::vector<std::string> outer;
   for (auto b : g.dom.bounds) {
     std::string n = fresh("n");
@@ -321,10 +326,19 @@ std::string Emitter::gen(const Gen& g, Expr self) {
     std::string v = scalar(g.body).v;
     line(r + ".w[" + block + "] = " + v + ";");
   } else {
-    std::string v = value(g.body);
-    std::string item = fresh("item");
-    line("const " + ctype(bt) + "& " + item + " = " + v + ";");
-    store_item(*this, r, item, bt, block, s);
+    std::string v = value_any(g.body);
+    std::vector<std::int64_t> inner;
+    const FixedRef* f = fixed_of(v);
+    if (f && fixed_shape(bt, inner) && f->dims == inner) {
+      // r's blocks have bt's literal dims (r was made with them): copied with no shape check.
+      line("adlab_rt::copy_entries(" + f->ptr + ", i64(" + std::to_string(f->numel()) + "), " + r +
+           ".w + " + block + " * " + std::to_string(f->numel()) + ");");
+    } else {
+      v = as_tensor(v);
+      std::string item = fresh("item");
+      line("const " + ctype(bt) + "& " + item + " = " + v + ";");
+      store_item(*this, r, item, bt, block, s);
+    }
   }
   for (std::size_t k = g.dom.vars.size(); k-- > 0;) {
     line("}");
@@ -683,6 +697,7 @@ bool Emitter::try_contraction(const ir::Gen& g, Expr self, std::string& out) {
     if (!(is_row(a) && is_rhs(b))) return false;
   }
   if (!names.count(a->tensor.get()) || !names.count(b->tensor.get())) return false;
+  if (fixed_of(name_of(a->tensor)) || fixed_of(name_of(b->tensor))) return false;  // no header
   // A triangular bound (k's bound using i or j) is not a product.
   std::vector<Expr> work{r->dom.bounds[0]};
   while (!work.empty()) {

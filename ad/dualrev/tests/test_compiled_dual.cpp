@@ -39,6 +39,16 @@ func matvec(m: f64[r, c], v: f64[c]) -> f64 {
   return sum[i < r] d[i] * d[i]
 }
 
+func cross3(a: f64[3], b: f64[3]) -> f64[3] {
+  return gen[e < 3] a[(e + 1) % 3] * b[(e + 2) % 3] - a[(e + 2) % 3] * b[(e + 1) % 3]
+}
+
+func rotated_rows(A: f64[n, 3], r: f64[3]) -> f64 {
+  let y = gen[i < n] cross3(r, A[i])
+  let z = select(r[0] > 0, cross3(r, A[0]), gen[e < 3] r[e] * r[e])
+  return sum[i < n, j < 3] y[i, j] * y[i, j] * z[j]
+}
+
 func shifted(x: f64[n]) -> f64 {
   let y = gen[i < n] x[i + 1] * 2
   return sum[j < n] y[j]
@@ -112,6 +122,28 @@ TEST_CASE("dualrev on cpu: scan, loop, gathers, select, CSR, scatter, max, pow a
   // A second run reuses the loaded unit and the tape: the same bits.
   auto again = cpu->run(in);
   for (std::size_t r = 0; r < got.size(); ++r) CHECK(again[r].values == got[r].values);
+}
+
+TEST_CASE(
+    "dualrev on cpu: literal shapes (Fixed<Dual, 3>, pointer parameters, rows) agree with interp "
+    "(digest section 7.1, BA's cross3)",
+    "[dualrev][cpu]") {
+  std::vector<ir::Tensor> in = {
+      ir::dense_f64({4, 3}, {0.3, -0.4, 0.7, 0.2, -0.9, 1.1, -0.5, 0.6, 0.1, 0.8, -0.2, 0.4}),
+      ir::dense_f64({3}, {0.25, -1.5, 0.75})};
+  for (double r0 : {0.25, -0.25}) {  // both branches of the select
+    INFO("r0 = " << r0);
+    in[1].values[0] = r0;
+    auto want = engine("dualrev", "rotated_rows", Mode::Gradient, "interp")->run(in);
+    auto got = engine("dualrev", "rotated_rows", Mode::Gradient, "cpu")->run(in);
+    REQUIRE(got.size() == want.size());
+    for (std::size_t r = 0; r < got.size(); ++r) {
+      INFO("result " << r);
+      REQUIRE(got[r].values.size() == want[r].values.size());
+      for (std::size_t i = 0; i < got[r].values.size(); ++i)
+        CHECK(got[r].values[i] == Approx(want[r].values[i]).epsilon(1e-12).margin(1e-14));
+    }
+  }
 }
 
 TEST_CASE("dualrev on cpu: a contraction keeps its loops for T = Dual (Eigen takes double)",

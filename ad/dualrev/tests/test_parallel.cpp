@@ -217,7 +217,7 @@ TEST_CASE("dualrev fork: an exception in a subtask reaches the caller", "[dualre
 
 TEST_CASE("003 section 12 reverse pass: each job resolved on the thread that recorded it",
           "[dualrev]") {
-  // Decision 300. f waits until g has started, so g's job is recorded by the worker, not by this
+  // Decision 122. f waits until g has started, so g's job is recorded by the worker, not by this
   // thread helping at the join; then the particles add jobs on whichever thread takes them.
   std::vector<double> s0;
   for (int k = 0; k < 32; ++k) s0.push_back(std::sin(0.37 * k + 0.1));
@@ -260,7 +260,7 @@ TEST_CASE("003 section 12 reverse pass: each job resolved on the thread that rec
 
 TEST_CASE("003 section 12 a fork abandoned by an exception, caught inside the recording",
           "[dualrev]") {
-  // The subtask's job never closes (decision 303: a job's adjoints are sized and zeroed when it
+  // The subtask's job never closes (decision 125: a job's adjoints are sized and zeroed when it
   // closes), so the reverse pass sizes and zeroes them itself; a scalar that escaped the failed
   // subtask can still be seeded. The parent job records on after the fork and is closed at stop.
   for (unsigned threads : {1u, 2u}) {

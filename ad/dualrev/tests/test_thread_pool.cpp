@@ -1,5 +1,5 @@
 // The fork-join pool with placed work (paper 003 section 13.1: waiting threads help, so a fixed
-// pool cannot deadlock; decision 300: the reverse pass runs each job where it was recorded).
+// pool cannot deadlock; decision 122: the reverse pass runs each job where it was recorded).
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <chrono>

@@ -534,6 +534,53 @@ void store(int site, Tensor<E>& out, i64 block, const Tensor<E>& v) {
   std::copy(d.p, d.p + inner, dst);
 }
 
+// A dense tensor whose shape is literal in the IR (decision 127): its entries only, no header, so
+// that the compiler keeps a callee's 3-vectors in registers. Parameters of such types are passed
+// as `const E*` to their N entries, row-major; the shape lives in the generated code.
+template <class E, i64 N>
+struct Fixed {
+  E v[N];
+};
+
+// A Tensor holding a copy of fixed entries of the given shape (where a Fixed meets code that
+// takes tensors: tuples, loop states, results of the entry).
+template <class E>
+Tensor<E> fixed_tensor(const E* v, std::initializer_list<i64> dims) {
+  Tensor<E> t;
+  t.rank = static_cast<i64>(dims.size());
+  i64 k = 0;
+  for (i64 d : dims) t.shape[k++] = d;
+  t.nnz = t.numel();
+  copy_entries(v, t.nnz, t.alloc_dense(t.nnz));
+  return t;
+}
+
+// Copies t's N entries (densified) into dst; the caller has checked t's shape.
+template <class E>
+void fixed_entries(const Tensor<E>& t, i64 n, E* dst) {
+  if (t.storage == kDense) {
+    copy_entries(t.p, n, dst);
+    return;
+  }
+  Tensor<E> d = densify(t, nullptr, 0);
+  copy_entries(d.p, n, dst);
+}
+
+// A tensor's entries as a Fixed of the literal shape dims, checked dimension by dimension (a: the
+// tensor's dimension, b: the literal, c: the dimension's position), failing at `site`.
+template <class E, i64 N>
+Fixed<E, N> fixed_from(int site, int kind, const Tensor<E>& t, std::initializer_list<i64> dims) {
+  i64 d = 0;
+  for (i64 x : dims) {
+    const i64 have = d < t.rank ? t.shape[d] : 0;
+    if (have != x) fail(site, kind, have, x, d);
+    ++d;
+  }
+  Fixed<E, N> r;
+  fixed_entries(t, N, r.v);
+  return r;
+}
+
 // A zero sparse tensor of the given shape (the value of a false bracket around one).
 template <class E>
 Tensor<E> zero_sparse(int storage, std::initializer_list<i64> dims) {
