@@ -9,6 +9,7 @@
 #include "backends/backend.h"
 #include "backends/cpu/codegen.h"
 #include "backends/cpu/compiler.h"
+#include "backends/cpu/tests/compile_for_test.h"
 #include "ir/syntax/parser.h"
 
 using namespace adlab;
@@ -58,18 +59,11 @@ ir::Tensor vec(std::vector<double> v) {
   return t;
 }
 
-void use_temp_cache() {
-  static bool done = [] {
-    auto dir = std::filesystem::temp_directory_path() / "adlab_cpu_backend_tests";
-    setenv("ADLAB_CACHE_DIR", dir.c_str(), 1);
-    return true;
-  }();
-  (void)done;
-}
+using test::use_test_cache;
 
 std::vector<ir::Tensor> run(const std::string& backend, const std::string& f,
                             const std::vector<ir::Tensor>& in) {
-  use_temp_cache();
+  use_test_cache();
   return BackendRegistry::instance().get(backend).compile(function(f), Options{})->run(in);
 }
 
@@ -138,7 +132,7 @@ TEST_CASE("cpu: unsupported scalar types are declined as Unsupported", "[cpu]") 
 }
 
 TEST_CASE("cpu: float instantiation of the generated code", "[cpu]") {
-  use_temp_cache();
+  use_test_cache();
   Options o;
   o.scalar_type = "float";
   auto exe = BackendRegistry::instance().get("cpu").compile(function("dot"), o);
@@ -147,7 +141,7 @@ TEST_CASE("cpu: float instantiation of the generated code", "[cpu]") {
 }
 
 TEST_CASE("cpu: the cache finds a compiled unit again", "[cpu]") {
-  use_temp_cache();
+  use_test_cache();
   auto unit = cpu::generate(*function("pairs"));
   auto config = cpu::CompilerConfig::from_environment();
   cpu::build(unit, "pairs", cpu::ScalarType::builtin("double"), config, "");
@@ -156,7 +150,7 @@ TEST_CASE("cpu: the cache finds a compiled unit again", "[cpu]") {
 }
 
 TEST_CASE("cpu: a compiler error names the generated line and the IR statement", "[cpu]") {
-  use_temp_cache();
+  use_test_cache();
   auto unit = cpu::generate(*function("dot"));
   auto config = cpu::CompilerConfig::from_environment();
   config.flags = "-O0 -Dservices=1";  // breaks one generated declaration
@@ -173,7 +167,7 @@ TEST_CASE("cpu: a compiler error names the generated line and the IR statement",
 }
 
 TEST_CASE("cpu: matrix products go to Eigen and agree, triangular ones stay loops", "[cpu]") {
-  use_temp_cache();
+  use_test_cache();
   static ir::Module m = ir::parse_module(R"(func mm(A: f64[n, p], B: f64[p, q]) -> f64[n, q] {
   return gen[i < n, j < q] sum[k < p] A[i, k] * B[k, j]
 }
@@ -209,7 +203,7 @@ func tri(A: f64[n, n], B: f64[n, n]) -> f64[n, n] {
 
 TEST_CASE("cpu: affine brackets narrow loop bounds (paper 000 TC01-style diagonal and band)",
           "[cpu]") {
-  use_temp_cache();
+  use_test_cache();
   static ir::Module m = ir::parse_module(R"(func diag(A: f64[n, n]) -> f64 {
   return sum[i < n, j < n] [i == j] * A[i, j]
 }

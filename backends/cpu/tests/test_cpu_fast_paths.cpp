@@ -8,6 +8,7 @@
 
 #include "backends/backend.h"
 #include "backends/cpu/codegen.h"
+#include "backends/cpu/tests/compile_for_test.h"
 #include "ir/syntax/parser.h"
 #include "ir/tensor/random.h"
 
@@ -55,13 +56,7 @@ ir::FunctionPtr fast_path(const std::string& name) {
 }
 
 std::unique_ptr<Executable> compiled(const std::string& backend, const std::string& f) {
-  static bool cache = [] {
-    auto dir = std::filesystem::temp_directory_path() / "adlab_cpu_backend_tests";
-    setenv("ADLAB_CACHE_DIR", dir.c_str(), 1);
-    return true;
-  }();
-  (void)cache;
-  return BackendRegistry::instance().get(backend).compile(fast_path(f), Options{});
+  return test::compile_for_test(backend, fast_path(f));
 }
 
 ir::Tensor normal(std::int64_t n, std::uint64_t seed) {

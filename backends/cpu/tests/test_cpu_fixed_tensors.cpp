@@ -8,6 +8,7 @@
 
 #include "backends/backend.h"
 #include "backends/cpu/codegen.h"
+#include "backends/cpu/tests/compile_for_test.h"
 #include "ir/error.h"
 #include "ir/syntax/parser.h"
 #include "ir/tensor/random.h"
@@ -79,15 +80,7 @@ ir::Module& module() {
 
 std::unique_ptr<Executable> compiled(const std::string& backend, const std::string& f,
                                      const std::string& scalar = "double") {
-  static bool cache = [] {
-    auto dir = std::filesystem::temp_directory_path() / "adlab_cpu_backend_tests";
-    setenv("ADLAB_CACHE_DIR", dir.c_str(), 1);
-    return true;
-  }();
-  (void)cache;
-  Options o;
-  o.scalar_type = scalar;
-  return BackendRegistry::instance().get(backend).compile(module().entry(f), o);
+  return test::compile_for_test(backend, module().entry(f), scalar);
 }
 
 ir::Tensor ints(std::vector<std::int64_t> v) {

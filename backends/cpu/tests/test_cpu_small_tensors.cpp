@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "backends/backend.h"
+#include "backends/cpu/tests/compile_for_test.h"
 #include "ir/syntax/parser.h"
 #include "ir/tensor/random.h"
 
@@ -63,15 +64,7 @@ ir::FunctionPtr small(const std::string& name) {
 
 std::unique_ptr<Executable> compiled(const std::string& backend, const std::string& f,
                                      const std::string& scalar = "double") {
-  static bool cache = [] {
-    auto dir = std::filesystem::temp_directory_path() / "adlab_cpu_backend_tests";
-    setenv("ADLAB_CACHE_DIR", dir.c_str(), 1);
-    return true;
-  }();
-  (void)cache;
-  Options o;
-  o.scalar_type = scalar;
-  return BackendRegistry::instance().get(backend).compile(small(f), o);
+  return test::compile_for_test(backend, small(f), scalar);
 }
 
 ir::Tensor vec(std::vector<double> v) {
