@@ -171,19 +171,22 @@ ADLAB_DUALREV_INLINE NodeId record(const Lin<N>& l) {
     }
   }
   NodeStore& ns = j->nodes;
+  // `s = s + ...` right after s was recorded: the edge to s (partial 1) is implicit (decision 400).
+  // Only the first term, so that the edges keep their order (for_each_edge yields it first).
+  const bool chain = ns.is_tail(l.id[0]) && l.d[0] == 1.0;
   ns.reserve_edges(N);
   std::uint32_t* targets = ns.edge_targets();
   double* partials = ns.edge_partials();
   std::size_t edges = 0;
 #pragma GCC unroll 8
   for (int i = 0; i < N; ++i) {
-    if (l.id[i].is_constant()) continue;
+    if (l.id[i].is_constant() || (i == 0 && chain)) continue;
     targets[edges] = ns.target(l.id[i]);
     partials[edges] = l.d[i];
     ++edges;
   }
   if (l.ops != 0) j->partial_ops += l.ops;  // usually known to be 0 at compile time
-  return NodeId{j->id, ns.end_node(edges)};
+  return NodeId{j->id, ns.end_node(edges, chain)};
 }
 
 // The terms of a scaled by sa followed by b's scaled by sb; `Scaled`: the scales are values, so
@@ -458,6 +461,15 @@ ADLAB_DUALREV_INLINE Dual make_input(double v) {
   Job* j = tl_job;
   if (!j) detail::no_recording();
   return Dual(v, j->push_leaf());
+}
+
+// n inputs with consecutive IDs: one bound check, and the gradient is one block of adjoints.
+inline void make_inputs(const double* values, std::size_t n, Dual* out) {
+  Job* j = tl_job;
+  if (!j) detail::no_recording();
+  const std::uint32_t first = j->nodes.push_leaves(n);
+  for (std::size_t k = 0; k < n; ++k)
+    out[k] = Dual(values[k], NodeId{j->id, first + static_cast<std::uint32_t>(k)});
 }
 
 }  // namespace adlab::ad::dualrev

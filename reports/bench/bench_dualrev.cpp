@@ -146,15 +146,15 @@ void BM_DotDualrev(benchmark::State& st) {
     Dual s;
     {
       Recording rec(tape);
-      for (std::size_t i = 0; i < n; ++i) xs[i] = make_input(x[i]);
-      for (std::size_t i = 0; i < n; ++i) ys[i] = make_input(y[i]);
+      make_inputs(x.data(), n, xs.data());  // as ADOL-C's `<<=`, one input per value
+      make_inputs(y.data(), n, ys.data());
       s = dot(xs, ys);
     }
     tape.clear_seeds();
     tape.seed(s.id(), 1.0);
     tape.resolve();
-    for (std::size_t i = 0; i < n; ++i) g[i] = tape.adjoint(xs[i].id());
-    for (std::size_t i = 0; i < n; ++i) g[n + i] = tape.adjoint(ys[i].id());
+    read_adjoints(tape, xs.data(), n, g.data());  // as fos_reverse, into the gradient array
+    read_adjoints(tape, ys.data(), n, g.data() + n);
     benchmark::DoNotOptimize(g.data());
     if (!warm) {
       warm = true;
@@ -176,8 +176,8 @@ void BM_DotDualrevPhase(benchmark::State& st) {
   std::vector<Dual> xs(n), ys(n);
   {  // an untimed first run: the tape keeps its memory (steady state)
     Recording rec(tape);
-    for (std::size_t i = 0; i < n; ++i) xs[i] = make_input(x[i]);
-    for (std::size_t i = 0; i < n; ++i) ys[i] = make_input(y[i]);
+    make_inputs(x.data(), n, xs.data());
+    make_inputs(y.data(), n, ys.data());
     dot(xs, ys);
   }
   std::int64_t items = 0;
@@ -186,8 +186,8 @@ void BM_DotDualrevPhase(benchmark::State& st) {
     Dual s;
     {
       Recording rec(tape);
-      for (std::size_t i = 0; i < n; ++i) xs[i] = make_input(x[i]);
-      for (std::size_t i = 0; i < n; ++i) ys[i] = make_input(y[i]);
+      make_inputs(x.data(), n, xs.data());
+      make_inputs(y.data(), n, ys.data());
       s = dot(xs, ys);
     }
     if (reverse) st.ResumeTiming();
@@ -207,7 +207,30 @@ BENCHMARK(BM_DotDualrevPhase)
     ->Args({1000000, 1})
     ->Unit(benchmark::kMillisecond);
 
+// The three rows in one vector sweep (Tape::jacobian_rows), as ADOL-C's fov_reverse below.
 void BM_RotateDualrev(benchmark::State& st) {
+  Tape tape;
+  Dual a[7], r[3];
+  double J[3][7];
+  for (auto _ : st) {
+    {
+      Recording rec(tape);
+      make_inputs(kQuat.data(), 7, a);
+      rotate_vec_by_quat(a, r);
+    }
+    const NodeId in[7] = {a[0].id(), a[1].id(), a[2].id(), a[3].id(),
+                          a[4].id(), a[5].id(), a[6].id()};
+    const NodeId out[3] = {r[0].id(), r[1].id(), r[2].id()};
+    tape.jacobian_rows(out, in, J[0]);
+    benchmark::DoNotOptimize(J);
+  }
+  if (J[0][0] != -44.0 || J[2][6] != 76.0) st.SkipWithError("wrong Jacobian");
+}
+BENCHMARK(BM_RotateDualrev)->Unit(benchmark::kNanosecond);
+
+// The same Jacobian with one scalar reverse pass per output (paper 003 section 7's way), for
+// comparison in the same run.
+void BM_RotateDualrevRowByRow(benchmark::State& st) {
   Tape tape;
   Dual a[7], r[3];
   double J[3][7];
@@ -225,9 +248,9 @@ void BM_RotateDualrev(benchmark::State& st) {
     }
     benchmark::DoNotOptimize(J);
   }
-  if (J[0][0] != -44.0) st.SkipWithError("wrong Jacobian");
+  if (J[0][0] != -44.0 || J[2][6] != 76.0) st.SkipWithError("wrong Jacobian");
 }
-BENCHMARK(BM_RotateDualrev)->Unit(benchmark::kNanosecond);
+BENCHMARK(BM_RotateDualrevRowByRow)->Unit(benchmark::kNanosecond);
 
 void BM_NeuralDualrev(benchmark::State& st) {
   auto p = neural_params();
@@ -238,13 +261,13 @@ void BM_NeuralDualrev(benchmark::State& st) {
     Dual y;
     {
       Recording rec(tape);
-      for (std::size_t i = 0; i < p.size(); ++i) ps[i] = make_input(p[i]);
+      make_inputs(p.data(), p.size(), ps.data());
       y = neural(ps);
     }
     tape.clear_seeds();
     tape.seed(y.id(), 1.0);
     tape.resolve();
-    for (std::size_t i = 0; i < p.size(); ++i) g[i] = tape.adjoint(ps[i].id());
+    read_adjoints(tape, ps.data(), ps.size(), g.data());
     benchmark::DoNotOptimize(g.data());
   }
 }
