@@ -25,7 +25,8 @@ void sweep_lanes(const NodeStore& ns, double* adj) {
   const double* partials = ns.partials();
   double carry[L] = {};
   bool chained = false;
-  for (std::size_t i = ns.size(); i-- > 0;) {
+  const std::size_t lo = ns.edgeless_prefix();  // the inputs, typically: nothing to visit
+  for (std::size_t i = ns.size(); i-- > lo;) {
     double a[L];
     double* own = adj + i * L;
     for (std::size_t k = 0; k < L; ++k) a[k] = own[k];
@@ -42,6 +43,8 @@ void sweep_lanes(const NodeStore& ns, double* adj) {
     chained = (raw & NodeStore::kChain) != 0;
     for (std::size_t k = 0; k < L; ++k) carry[k] = a[k];
   }
+  if (chained)  // node lo's implicit edge (lo > 0: node 0 has no chain)
+    for (std::size_t k = 0; k < L; ++k) adj[(lo - 1) * L + k] += carry[k];
 }
 
 template <std::size_t... L>
@@ -55,10 +58,14 @@ void sweep_lanes_dispatch(std::size_t lanes, const NodeStore& ns, double* adj,
 void Tape::jacobian_rows(std::span<const NodeId> outputs, std::span<const NodeId> inputs,
                          double* rows) {
   if (recording_) throw Error("dualrev: resolve while the tape is still recording");
-  for (NodeId y : outputs)
-    if (!y.is_constant()) check_id(y);
-  for (NodeId x : inputs)
-    if (!x.is_constant()) check_id(x);
+  // Every ID must be this tape's (check_id throws); the test inline, the error out of line.
+  auto check = [this](NodeId id) {
+    if (!id.is_constant() && (id.job >= live_jobs_ || id.seq >= jobs_[id.job]->nodes.size()))
+        [[unlikely]]
+      check_id(id);
+  };
+  for (NodeId y : outputs) check(y);
+  for (NodeId x : inputs) check(x);
   const std::size_t n_in = inputs.size();
   if (live_jobs_ != 1) {
     // Forks and joins: the job graph's walk (tape_resolver.cpp), one pass per output.

@@ -63,6 +63,12 @@ std::uint32_t NodeStore::push_leaves(std::size_t n) {
   return first;
 }
 
+std::size_t NodeStore::edgeless_prefix() const {
+  return static_cast<std::size_t>(
+      std::partition_point(end_.get(), end_.get() + n_, [](std::uint32_t e) { return e == 0; }) -
+      end_.get());
+}
+
 std::size_t NodeStore::num_edges() const {
   std::size_t chains = 0;
   for (std::size_t i = 0; i < n_; ++i) chains += has_chain(i);

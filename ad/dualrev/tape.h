@@ -76,12 +76,16 @@ class NodeStore {
   [[gnu::always_inline]] bool is_tail(NodeId id) const {
     return id.job == job_ && std::size_t{id.seq} + 1 == n_;
   }
-  // chain: the node has the implicit edge (target: the previous node, partial 1) before `edges`.
-  [[gnu::always_inline]] std::uint32_t end_node(std::size_t edges = 0, bool chain = false) {
+  [[gnu::always_inline]] std::uint32_t end_node(std::size_t edges = 0) {
+    return end_node_masked(edges, 0);
+  }
+  // chain = kChain: the node has the implicit edge (target: the previous node, partial 1) before
+  // its `edges` stored ones; 0: none.
+  [[gnu::always_inline]] std::uint32_t end_node_masked(std::size_t edges, std::uint32_t chain) {
     if (n_ == ncap_) [[unlikely]]
       grow_ids();
     e_ += edges;
-    end_[n_] = static_cast<std::uint32_t>(e_) | (chain ? kChain : 0u);
+    end_[n_] = static_cast<std::uint32_t>(e_) | chain;
     return static_cast<std::uint32_t>(n_++);
   }
 
@@ -90,6 +94,9 @@ class NodeStore {
   std::uint32_t first_edge(std::size_t i) const { return i == 0 ? 0 : end_[i - 1] & ~kChain; }
   std::uint32_t end_edge(std::size_t i) const { return end_[i] & ~kChain; }
   bool has_chain(std::size_t i) const { return (end_[i] & kChain) != 0; }
+  // How many nodes at the start have no edges at all (typically the inputs): a chained node
+  // stores at least one edge, so these are the nodes whose end offset is 0. Binary search.
+  std::size_t edgeless_prefix() const;
   Edge edge_at(std::uint32_t k) const {
     const std::uint32_t t = target_[k];
     return Edge{t & kFar ? far_[t & ~kFar] : NodeId{job_, t}, partial_[k]};

@@ -118,7 +118,9 @@ void resolve_single_job(Job& j) {
   const double* partials = ns.partials();
   double carry = 0;      // the adjoint of node i + 1, when it has the implicit edge to node i
   bool chained = false;  // (an accumulation chain's adjoint stays in a register)
-  for (std::size_t i = ns.size(); i-- > 0;) {
+  // Nodes below `lo` have no edges (the inputs, typically): nothing to visit there.
+  const std::size_t lo = ns.edgeless_prefix();
+  for (std::size_t i = ns.size(); i-- > lo;) {
     double a = adj[i];
     if (chained) adj[i] = a += carry;
     const std::uint32_t raw = ends[i];
@@ -128,6 +130,7 @@ void resolve_single_job(Job& j) {
     chained = (raw & NodeStore::kChain) != 0;
     carry = a;
   }
+  if (chained) adj[lo - 1] += carry;  // node lo's implicit edge (lo > 0: node 0 has no chain)
 }
 
 // SAlloc: each job's staged cotangents, zeroed. With a pool the job graph is walked as the reverse

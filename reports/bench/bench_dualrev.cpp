@@ -273,6 +273,36 @@ void BM_NeuralDualrev(benchmark::State& st) {
 }
 BENCHMARK(BM_NeuralDualrev)->Unit(benchmark::kMicrosecond);
 
+// Where neural's time goes: phase 0 records (inputs and the function), 1 resolves (zeroing, seed,
+// the reverse sweep), 2 reads the gradient; the other phases run untimed.
+void BM_NeuralDualrevPhase(benchmark::State& st) {
+  const auto phase = st.range(0);
+  auto p = neural_params();
+  Tape tape;
+  std::vector<Dual> ps(p.size());
+  std::vector<double> g(p.size());
+  for (auto _ : st) {
+    if (phase != 0) st.PauseTiming();
+    Dual y;
+    {
+      Recording rec(tape);
+      make_inputs(p.data(), p.size(), ps.data());
+      y = neural(ps);
+    }
+    if (phase == 0) st.PauseTiming();
+    if (phase == 1) st.ResumeTiming();
+    tape.clear_seeds();
+    tape.seed(y.id(), 1.0);
+    tape.resolve();
+    if (phase == 1) st.PauseTiming();
+    if (phase == 2) st.ResumeTiming();
+    read_adjoints(tape, ps.data(), ps.size(), g.data());
+    benchmark::DoNotOptimize(g.data());
+    if (phase != 2) st.ResumeTiming();
+  }
+}
+BENCHMARK(BM_NeuralDualrevPhase)->ArgName("phase")->DenseRange(0, 2)->Unit(benchmark::kMicrosecond);
+
 // Particles (paper 003 benchmark 6): 4 particles, 1000 steps, the particles in parallel. With 0
 // steps the same job graph (forks, joins, inputs, the final sum) does no particle work: its time
 // bounds the serial part s of the 1000-step run from above (Amdahl: 1.6x on 2 threads needs

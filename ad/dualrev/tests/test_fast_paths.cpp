@@ -152,7 +152,7 @@ TEST_CASE("003 section 7 dot product, aliasing: accumulation into a leaf, and s 
 TEST_CASE("003 section 12 chain edges never cross jobs: accumulation into another job's value",
           "[dualrev]") {
   Tape t;  // one thread: the fork runs its two sides in order
-  Dual x, y, s, a, b, out;
+  Dual x, y, s, a, b, out, m;
   {
     Recording rec(t);
     x = make_input(2.0);
@@ -162,24 +162,29 @@ TEST_CASE("003 section 12 chain edges never cross jobs: accumulation into anothe
                              [&] { return Dual(s + 3.0 * y); });
     a = pa;
     b = pb;
-    out = a + b;  // the join job: a and b are in the subtasks' jobs
-    out += s * x;
+    out = a + b;   // the join job: a and b are in the subtasks' jobs
+    out += s * x;  // out is the previous node, but s and x are the root job's: no chain
+    m = out * 3.0;
+    m += out;  // both terms in the join job: chained
   }
   REQUIRE(t.num_jobs() == 4);
   CHECK_FALSE(t.job(1).nodes.has_chain(0));
   CHECK_FALSE(t.job(2).nodes.has_chain(0));
   CHECK_FALSE(t.job(3).nodes.has_chain(0));
-  CHECK(t.job(3).nodes.has_chain(1));  // out += s x, out the join job's previous node
-  t.seed(out.id(), 1.0);
+  CHECK_FALSE(t.job(3).nodes.has_chain(1));
+  CHECK_FALSE(t.job(3).nodes.has_chain(2));
+  CHECK(t.job(3).nodes.has_chain(3));
+  t.seed(m.id(), 1.0);
   ResolveOptions o;
   o.instrument = true;
   auto st = t.resolve(Variant::Tape, o);
   CHECK(st.order_violations == 0);
   CHECK(st.nodes_revisited == 0);
   CHECK(st.edges_processed == t.num_edges());
-  // out = 2 x y + x^2 + 3 y + x^2 y: d/dx = 2 y + 2 x + 2 x y = 22, d/dy = 2 x + 3 + x^2 = 11
-  CHECK(t.adjoint(x.id()) == 22.0);
-  CHECK(t.adjoint(y.id()) == 11.0);
+  // out = 2 x y + x^2 + 3 y + x^2 y = 37: d/dx = 2 y + 2 x + 2 x y = 22, d/dy = 2 x + 3 + x^2 =
+  // 11; m = 4 out.
+  CHECK(t.adjoint(x.id()) == 4.0 * 22.0);
+  CHECK(t.adjoint(y.id()) == 4.0 * 11.0);
 }
 
 TEST_CASE("003 section 5 naive stage: x + x with x the previous node keeps both uses",
@@ -374,4 +379,48 @@ TEST_CASE("paper 003 section 7 vector sweep: more than 8 outputs, constants, cha
   CHECK_THROWS_AS(te.jacobian_rows(good, bad, out), Error);
   te.jacobian_rows(good, good, out);
   CHECK(out[0] == 1.0);
+}
+
+TEST_CASE("003 section 10.3 sweep skips the edgeless inputs; a chain never stands alone",
+          "[dualrev]") {
+  // s + c with c a constant: the chain would be the node's only edge, so it is stored instead,
+  // and the reverse sweep can stop at the first node with an edge.
+  Tape t;
+  Dual x, y, s, u;
+  const Dual c(4.0);
+  {
+    Recording rec(t);
+    x = make_input(2.0);
+    y = make_input(3.0);
+    s = x * y;
+    s += 2.0 * c;  // a Lin<2> whose second term is a constant
+    u = s * x;
+  }
+  const NodeStore& ns = t.job(0).nodes;
+  CHECK(ns.edgeless_prefix() == 2);
+  CHECK_FALSE(ns.has_chain(3));
+  auto e = ns.edges_of(3);
+  REQUIRE(e.size() == 1);
+  CHECK(e[0].target == NodeId{0, 2});
+  CHECK(e[0].partial == 1.0);
+  for (Variant v : kVariants) {
+    INFO("variant " << variant_name(v));
+    t.clear_seeds();
+    t.seed(u.id(), 1.0);
+    t.resolve(v);
+    CHECK(t.adjoint(x.id()) == 2 * 2.0 * 3.0 + 8.0);  // u = (x y + 8) x
+    CHECK(t.adjoint(y.id()) == 4.0);
+  }
+  // Only leaves: the whole store is the prefix, and the seeded leaf keeps its cotangent.
+  Tape leaves;
+  Dual l;
+  {
+    Recording rec(leaves);
+    make_input(1.0);
+    l = make_input(2.0);
+  }
+  CHECK(leaves.job(0).nodes.edgeless_prefix() == 2);
+  leaves.seed(l.id(), 3.0);
+  leaves.resolve();
+  CHECK(leaves.adjoint(l.id()) == 3.0);
 }
