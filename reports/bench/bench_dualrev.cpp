@@ -228,6 +228,23 @@ void BM_RotateDualrev(benchmark::State& st) {
 }
 BENCHMARK(BM_RotateDualrev)->Unit(benchmark::kNanosecond);
 
+// Where rotate's time goes: the recording alone (start, 7 inputs, the function, stop); the
+// sweep and the Jacobian read are BM_RotateDualrev minus this (a paused timer would cost more
+// than the phases themselves).
+void BM_RotateDualrevRecordOnly(benchmark::State& st) {
+  Tape tape;
+  Dual a[7], r[3];
+  for (auto _ : st) {
+    {
+      Recording rec(tape);
+      make_inputs(kQuat.data(), 7, a);
+      rotate_vec_by_quat(a, r);
+    }
+    benchmark::DoNotOptimize(r);
+  }
+}
+BENCHMARK(BM_RotateDualrevRecordOnly)->Unit(benchmark::kNanosecond);
+
 // The same Jacobian with one scalar reverse pass per output (paper 003 section 7's way), for
 // comparison in the same run.
 void BM_RotateDualrevRowByRow(benchmark::State& st) {

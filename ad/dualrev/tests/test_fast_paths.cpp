@@ -381,7 +381,7 @@ TEST_CASE("paper 003 section 7 vector sweep: more than 8 outputs, constants, cha
   CHECK(out[0] == 1.0);
 }
 
-TEST_CASE("003 section 10.3 sweep skips the edgeless inputs; a chain never stands alone",
+TEST_CASE("003 section 10.3 sweep skips the edgeless inputs, a chain never stands alone",
           "[dualrev]") {
   // s + c with c a constant: the chain would be the node's only edge, so it is stored instead,
   // and the reverse sweep can stop at the first node with an edge.
