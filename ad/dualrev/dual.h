@@ -121,11 +121,10 @@ ADLAB_DUALREV_INLINE const Lin<N>& lin(const Lin<N>& a) {
 // once per statement. Constants are skipped; with factor_operands, terms of one node are summed
 // into one edge (linear factoring at record time, section 6: d(a) (p z) + d(a) (q z) =
 // d(a) ((p + q) z)).
-// The general case, out of line: constant terms (skipped), terms of one node (summed into one
-// edge when factor_operands) or targets in other jobs (next to forks and joins; encoded as far).
-// No chain edges here.
+// The general case, rare and so out of line: terms of one node (summed into one edge when
+// factor_operands) or targets in other jobs (only next to forks and joins; encoded as far).
 template <int N>
-[[gnu::noinline]] NodeId record_general(Lin<N> l, Job* j) {
+[[gnu::noinline]] NodeId record_general(const Lin<N>& l, Job* j) {
   NodeStore& ns = j->nodes;
   ns.reserve_edges(N);
   std::uint32_t* targets = ns.edge_targets();
@@ -162,7 +161,7 @@ ADLAB_DUALREV_INLINE NodeId record(const Lin<N>& l) {
   if (!j) [[unlikely]]
     no_recording();
   // Branch-free tests for the general path: a term in another job, or (with factor_operands)
-  // terms of one node (compared by sequence number: a constant's 0 may send a statement there).
+  // terms of one node (two constants also compare equal).
   const std::uint32_t job = j->id;
   bool general = false;
 #pragma GCC unroll 8
@@ -172,36 +171,38 @@ ADLAB_DUALREV_INLINE NodeId record(const Lin<N>& l) {
 #pragma GCC unroll 8
     for (int i = 1; i < N; ++i)
 #pragma GCC unroll 8
-      for (int k = 0; k < i; ++k) shared |= l.id[k].seq == l.id[i].seq;
+      for (int k = 0; k < i; ++k) shared |= l.id[k] == l.id[i];
     general |= shared & j->factor_operands;
   }
   if (general) [[unlikely]]
     return record_general(l, j);
   NodeStore& ns = j->nodes;
   // `s = s + ...` right after s was recorded: the edge to s (partial 1) is implicit (decision 400).
-  // Only the first term, so that the edges keep their order (for_each_edge yields it first), and
-  // only when another term is stored, so that the inputs before the first edge stay edgeless.
+  // Only the first term, so that the edges keep their order (for_each_edge yields it first). A
+  // 32-bit mask, not a bool: a spilled byte reloaded as a word stalls store forwarding.
   std::uint32_t chain = 0;
-  if constexpr (N > 1) {
-    bool other = false;
-#pragma GCC unroll 8
-    for (int i = 1; i < N; ++i) other |= !l.id[i].is_constant();
-    chain = ns.is_tail(l.id[0]) & (l.d[0] == 1.0) & other;
-  }
+  if constexpr (N > 1) chain = ns.is_tail(l.id[0]) & (l.d[0] == 1.0) ? NodeStore::kChain : 0u;
   ns.reserve_edges(N);
   std::uint32_t* targets = ns.edge_targets();
   double* partials = ns.edge_partials();
-  // Branch-free: every term is written at the next free place, which moves on only past a stored
-  // term (a constant's or the chain's write is overwritten or lies past the node's edges).
-  std::uint32_t edges = 0;
+  std::size_t edges = 0;
 #pragma GCC unroll 8
   for (int i = 0; i < N; ++i) {
-    targets[edges] = l.id[i].seq;
+    if (l.id[i].is_constant() || (i == 0 && chain)) continue;
+    targets[edges] = l.id[i].seq;  // all in this job
     partials[edges] = l.d[i];
-    edges += !l.id[i].is_constant() & !(i == 0 && chain);
+    ++edges;
+  }
+  if (chain && edges == 0) [[unlikely]] {
+    // The other terms were constants. A chained node always stores an edge, so the nodes before
+    // the first stored edge are exactly the edgeless ones (NodeStore::edgeless_prefix).
+    targets[0] = l.id[0].seq;
+    partials[0] = 1.0;
+    edges = 1;
+    chain = 0;
   }
   if (l.ops != 0) j->partial_ops += l.ops;  // usually known to be 0 at compile time
-  return NodeId{job, ns.end_node_masked(edges, chain * NodeStore::kChain)};
+  return NodeId{job, ns.end_node_masked(edges, chain)};
 }
 
 // The terms of a scaled by sa followed by b's scaled by sb; `Scaled`: the scales are values, so
