@@ -18,6 +18,9 @@ constexpr std::size_t kMaxLanes = 8;
 // paper 003 section 10.3's backward loop over one job, each edge applied to L lanes;
 // adj[i * L + k] is node i's cotangent in lane k. The implicit chain edge (decision 400) is
 // carried in registers as in the scalar sweep.
+// The lane loops are unrolled so that a[] and carry[] live in registers: on the stack, their
+// loads could wait on stores to the heap's lane array 4 KiB apart (4K aliasing; the rotate
+// benchmark ran at 210 or 370 ns depending on the length of the environment).
 template <std::size_t L>
 void sweep_lanes(const NodeStore& ns, double* adj) {
   const std::uint32_t* ends = ns.ends();
@@ -29,8 +32,10 @@ void sweep_lanes(const NodeStore& ns, double* adj) {
   for (std::size_t i = ns.size(); i-- > lo;) {
     double a[L];
     double* own = adj + i * L;
+#pragma GCC unroll 8
     for (std::size_t k = 0; k < L; ++k) a[k] = own[k];
     if (chained)
+#pragma GCC unroll 8
       for (std::size_t k = 0; k < L; ++k) own[k] = a[k] += carry[k];
     const std::uint32_t raw = ends[i];
     const std::uint32_t begin = i ? ends[i - 1] & ~NodeStore::kChain : 0;
@@ -38,12 +43,15 @@ void sweep_lanes(const NodeStore& ns, double* adj) {
     for (std::uint32_t e = begin; e < end; ++e) {
       double* to = adj + std::size_t{targets[e]} * L;
       const double p = partials[e];
+#pragma GCC unroll 8
       for (std::size_t k = 0; k < L; ++k) to[k] += a[k] * p;
     }
     chained = (raw & NodeStore::kChain) != 0;
+#pragma GCC unroll 8
     for (std::size_t k = 0; k < L; ++k) carry[k] = a[k];
   }
   if (chained)  // node lo's implicit edge (lo > 0: node 0 has no chain)
+#pragma GCC unroll 8
     for (std::size_t k = 0; k < L; ++k) adj[(lo - 1) * L + k] += carry[k];
 }
 
