@@ -19,8 +19,8 @@ constexpr std::size_t kMaxLanes = 8;
 // adj[i * L + k] is node i's cotangent in lane k. The implicit chain edge (decision 400) is
 // carried in registers as in the scalar sweep.
 // The lane loops are unrolled so that a[] and carry[] live in registers: on the stack, their
-// loads could wait on stores to the heap's lane array 4 KiB apart (4K aliasing; the rotate
-// benchmark ran at 210 or 370 ns depending on the length of the environment).
+// loads could wait on stores to the heap's lane array 4 KiB apart (probably 4K aliasing: the
+// rotate benchmark ran at 210 or 370 ns depending on the length of the environment).
 template <std::size_t L>
 void sweep_lanes(const NodeStore& ns, double* adj) {
   const std::uint32_t* ends = ns.ends();
