@@ -40,7 +40,7 @@ GradientResult gradient(Tape& tape, F&& f, const std::vector<double>& x, Variant
 }
 
 // f: std::vector<Dual> -> std::vector<Dual>; row i of the result is the gradient of output i
-// (one reverse pass per output).
+// (the tape variant: all rows in one vector sweep; the others: one reverse pass per output).
 template <class F>
 std::vector<std::vector<double>> jacobian(Tape& tape, F&& f, const std::vector<double>& x,
                                           Variant v = Variant::Tape) {
@@ -51,6 +51,17 @@ std::vector<std::vector<double>> jacobian(Tape& tape, F&& f, const std::vector<d
     ys = f(xs);
   }
   std::vector<std::vector<double>> J;
+  if (v == Variant::Tape) {
+    std::vector<NodeId> in, out;
+    for (const Dual& d : xs) in.push_back(d.id());
+    for (const Dual& y : ys) out.push_back(y.id());
+    std::vector<double> rows(in.size() * out.size());
+    tape.jacobian_rows(out, in, rows.data());
+    for (std::size_t k = 0; k < out.size(); ++k)
+      J.emplace_back(rows.begin() + static_cast<std::ptrdiff_t>(k * in.size()),
+                     rows.begin() + static_cast<std::ptrdiff_t>((k + 1) * in.size()));
+    return J;
+  }
   for (const Dual& y : ys) {
     tape.clear_seeds();
     tape.seed(y.id(), 1.0);
@@ -60,6 +71,24 @@ std::vector<std::vector<double>> jacobian(Tape& tape, F&& f, const std::vector<d
     J.push_back(std::move(row));
   }
   return J;
+}
+
+// The adjoints of xs after a reverse pass, into out (what tape.adjoint(x.id()) gives for each):
+// the job's array is looked up once per run of IDs in one job, not once per scalar.
+inline void read_adjoints(const Tape& tape, const Dual* xs, std::size_t n, double* out) {
+  std::uint32_t job = kConstantJob;
+  const double* adj = nullptr;
+  std::size_t size = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    const NodeId id = xs[k].id();
+    if (id.job != job && !id.is_constant() && id.job < tape.num_jobs()) {
+      job = id.job;
+      adj = tape.job(job).adj.data();
+      size = tape.job(job).adj.size();
+    }
+    // Constants, other jobs' or unknown IDs take adjoint()'s checked path (0 or an error).
+    out[k] = id.job == job && id.seq < size ? adj[id.seq] : tape.adjoint(id);
+  }
 }
 
 // f: std::vector<Dual> -> std::vector<Dual>; returns ybar^T J in one reverse pass.

@@ -121,23 +121,25 @@ ADLAB_DUALREV_INLINE const Lin<N>& lin(const Lin<N>& a) {
 // once per statement. Constants are skipped; with factor_operands, terms of one node are summed
 // into one edge (linear factoring at record time, section 6: d(a) (p z) + d(a) (q z) =
 // d(a) ((p + q) z)).
-// A statement with terms of one node: they are summed into one edge. Rare, so out of line.
+// The general case, rare and so out of line: terms of one node (summed into one edge when
+// factor_operands) or targets in other jobs (only next to forks and joins; encoded as far).
 template <int N>
-[[gnu::noinline]] NodeId record_merged(const Lin<N>& l, Job* j) {
+[[gnu::noinline]] NodeId record_general(const Lin<N>& l, Job* j) {
   NodeStore& ns = j->nodes;
   ns.reserve_edges(N);
   std::uint32_t* targets = ns.edge_targets();
   double* partials = ns.edge_partials();
+  const bool merge = j->factor_operands;
   std::size_t edges = 0;
   int ops = l.ops;
   for (int i = 0; i < N; ++i) {
     if (l.id[i].is_constant()) continue;
     bool seen = false;  // an earlier term of this node's target took this partial already
-    for (int k = 0; k < i; ++k) seen |= l.id[k] == l.id[i];
+    for (int k = 0; k < i; ++k) seen |= merge && l.id[k] == l.id[i];
     if (seen) continue;
     double d = l.d[i];
     for (int k = i + 1; k < N; ++k)
-      if (l.id[k] == l.id[i]) {
+      if (merge && l.id[k] == l.id[i]) {
         d += l.d[k];
         ops += !l.unit;
       }
@@ -158,32 +160,49 @@ ADLAB_DUALREV_INLINE NodeId record(const Lin<N>& l) {
   Job* j = tl_job;
   if (!j) [[unlikely]]
     no_recording();
+  // Branch-free tests for the general path: a term in another job, or (with factor_operands)
+  // terms of one node (two constants also compare equal).
+  const std::uint32_t job = j->id;
+  bool general = false;
+#pragma GCC unroll 8
+  for (int i = 0; i < N; ++i) general |= !l.id[i].is_constant() & (l.id[i].job != job);
   if constexpr (N > 1) {
-    if (j->factor_operands) {
-      // Branch-free test for terms of one node (two constants also compare equal: merged path).
-      bool shared = false;
+    bool shared = false;
 #pragma GCC unroll 8
-      for (int i = 1; i < N; ++i)
+    for (int i = 1; i < N; ++i)
 #pragma GCC unroll 8
-        for (int k = 0; k < i; ++k) shared |= l.id[k] == l.id[i];
-      if (shared) [[unlikely]]
-        return record_merged(l, j);
-    }
+      for (int k = 0; k < i; ++k) shared |= l.id[k] == l.id[i];
+    general |= shared & j->factor_operands;
   }
+  if (general) [[unlikely]]
+    return record_general(l, j);
   NodeStore& ns = j->nodes;
+  // `s = s + ...` right after s was recorded: the edge to s (partial 1) is implicit (decision 132).
+  // Only the first term, so that the edges keep their order (for_each_edge yields it first). A
+  // 32-bit mask, not a bool: a spilled byte reloaded as a word stalls store forwarding.
+  std::uint32_t chain = 0;
+  if constexpr (N > 1) chain = ns.is_tail(l.id[0]) & (l.d[0] == 1.0) ? NodeStore::kChain : 0u;
   ns.reserve_edges(N);
   std::uint32_t* targets = ns.edge_targets();
   double* partials = ns.edge_partials();
   std::size_t edges = 0;
 #pragma GCC unroll 8
   for (int i = 0; i < N; ++i) {
-    if (l.id[i].is_constant()) continue;
-    targets[edges] = ns.target(l.id[i]);
+    if (l.id[i].is_constant() || (i == 0 && chain)) continue;
+    targets[edges] = l.id[i].seq;  // all in this job
     partials[edges] = l.d[i];
     ++edges;
   }
+  if (chain && edges == 0) [[unlikely]] {
+    // The other terms were constants. A chained node always stores an edge, so the nodes before
+    // the first stored edge are exactly the edgeless ones (NodeStore::edgeless_prefix).
+    targets[0] = l.id[0].seq;
+    partials[0] = 1.0;
+    edges = 1;
+    chain = 0;
+  }
   if (l.ops != 0) j->partial_ops += l.ops;  // usually known to be 0 at compile time
-  return NodeId{j->id, ns.end_node(edges)};
+  return NodeId{job, ns.end_node_masked(edges, chain)};
 }
 
 // The terms of a scaled by sa followed by b's scaled by sb; `Scaled`: the scales are values, so
@@ -458,6 +477,15 @@ ADLAB_DUALREV_INLINE Dual make_input(double v) {
   Job* j = tl_job;
   if (!j) detail::no_recording();
   return Dual(v, j->push_leaf());
+}
+
+// n inputs with consecutive IDs: one bound check, and the gradient is one block of adjoints.
+inline void make_inputs(const double* values, std::size_t n, Dual* out) {
+  Job* j = tl_job;
+  if (!j) detail::no_recording();
+  const std::uint32_t first = j->nodes.push_leaves(n);
+  for (std::size_t k = 0; k < n; ++k)
+    out[k] = Dual(values[k], NodeId{j->id, first + static_cast<std::uint32_t>(k)});
 }
 
 }  // namespace adlab::ad::dualrev

@@ -39,13 +39,40 @@ void NodeStore::grow_ids() {
 }
 
 void NodeStore::grow_edges(std::size_t k) {
-  constexpr std::size_t kMaxEdges = 0xfffffff0u;
+  constexpr std::size_t kMaxEdges = NodeStore::kChain - 16;  // the top bit of an end is kChain
   if (e_ + k > kMaxEdges)
     throw Error("dualrev: a job recorded more than " + std::to_string(kMaxEdges) +
                 " contributions (edge offsets are 32 bits)");
   std::size_t cap = ecap_;
   grow_array(target_, e_, cap, e_ + k);
   grow_array(partial_, e_, ecap_, e_ + k);
+}
+
+std::uint32_t NodeStore::push_leaves(std::size_t n) {
+  const auto first = static_cast<std::uint32_t>(n_);
+  if (n == 0) return first;
+  if (n_ + n > ncap_) {
+    constexpr std::size_t kMaxIds = NodeStore::kFar - 16;
+    if (n_ + n >= kMaxIds)
+      throw Error("dualrev: a job recorded more than " + std::to_string(kMaxIds) +
+                  " operations (a sequence number has 31 bits)");
+    grow_array(end_, n_, ncap_, n_ + n);
+  }
+  std::fill(end_.get() + n_, end_.get() + n_ + n, static_cast<std::uint32_t>(e_));
+  n_ += n;
+  return first;
+}
+
+std::size_t NodeStore::edgeless_prefix() const {
+  return static_cast<std::size_t>(
+      std::partition_point(end_.get(), end_.get() + n_, [](std::uint32_t e) { return e == 0; }) -
+      end_.get());
+}
+
+std::size_t NodeStore::num_edges() const {
+  std::size_t chains = 0;
+  for (std::size_t i = 0; i < n_; ++i) chains += has_chain(i);
+  return e_ + chains;
 }
 
 std::uint32_t NodeStore::far_index(NodeId target) {

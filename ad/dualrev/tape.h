@@ -6,6 +6,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -38,14 +39,17 @@ struct Edge {
 // sequence number when it lies in this job or as kFar | an index into `far` otherwise (rare: only
 // across forks and joins), and the partial. A node may have any number of edges (a statement's
 // preaccumulated contributions, `Lin` in dual.h); an input leaf has none and costs 4 bytes.
+// A node whose end offset carries kChain has one more edge, stored nowhere: target the node just
+// before it, partial 1 (an accumulation `s += ...` whose s is the previous node; decision 132).
 // Appends are bumps of indices; growth is out of line and keeps the old contents.
 class NodeStore {
  public:
   static constexpr std::uint32_t kFar = 0x80000000u;
+  static constexpr std::uint32_t kChain = 0x80000000u;  // in an end offset: the implicit edge
 
   std::size_t size() const { return n_; }  // IDs recorded: nodes and leaves
-  std::size_t num_edges() const { return e_; }
-  void reset(std::uint32_t job) {  // keeps the memory for the next recording
+  std::size_t num_edges() const;           // implicit edges included (counted: O(size()))
+  void reset(std::uint32_t job) {          // keeps the memory for the next recording
     job_ = job;
     n_ = 0;
     e_ = 0;
@@ -54,6 +58,8 @@ class NodeStore {
 
   // A node without contributions: an input (paper 003 Interleave).
   [[gnu::always_inline]] std::uint32_t push_leaf() { return end_node(); }
+  // n leaves with consecutive sequence numbers (the first is returned): one bound check.
+  std::uint32_t push_leaves(std::size_t n);
   // Makes room for a node of up to k edges; then the node's edges are written at edge_targets()
   // and edge_partials() (target(id) encodes a target) and end_node(count) appends the node. The
   // write position stays in registers: a member incremented per edge was a store-to-load chain.
@@ -66,28 +72,43 @@ class NodeStore {
   [[gnu::always_inline]] std::uint32_t target(NodeId t) {
     return t.job == job_ ? t.seq : far_index(t);
   }
+  // True when id is the last node of this job: a term of partial 1 to it can be a chain edge.
+  [[gnu::always_inline]] bool is_tail(NodeId id) const {
+    return id.job == job_ && std::size_t{id.seq} + 1 == n_;
+  }
   [[gnu::always_inline]] std::uint32_t end_node(std::size_t edges = 0) {
+    return end_node_masked(edges, 0);
+  }
+  // chain = kChain: the node has the implicit edge (target: the previous node, partial 1) before
+  // its `edges` stored ones; 0: none.
+  [[gnu::always_inline]] std::uint32_t end_node_masked(std::size_t edges, std::uint32_t chain) {
     if (n_ == ncap_) [[unlikely]]
       grow_ids();
     e_ += edges;
-    end_[n_] = static_cast<std::uint32_t>(e_);
+    end_[n_] = static_cast<std::uint32_t>(e_) | chain;
     return static_cast<std::uint32_t>(n_++);
   }
 
-  // Reading: node i's edges are [first_edge(i), end_edge(i)).
-  std::uint32_t first_edge(std::size_t i) const { return i == 0 ? 0 : end_[i - 1]; }
-  std::uint32_t end_edge(std::size_t i) const { return end_[i]; }
+  // Reading: node i's stored edges are [first_edge(i), end_edge(i)); has_chain(i) adds the
+  // implicit one, which for_each_edge yields first.
+  std::uint32_t first_edge(std::size_t i) const { return i == 0 ? 0 : end_[i - 1] & ~kChain; }
+  std::uint32_t end_edge(std::size_t i) const { return end_[i] & ~kChain; }
+  bool has_chain(std::size_t i) const { return (end_[i] & kChain) != 0; }
+  // How many nodes at the start have no edges at all (typically the inputs): a chained node
+  // stores at least one edge, so these are the nodes whose end offset is 0. Binary search.
+  std::size_t edgeless_prefix() const;
   Edge edge_at(std::uint32_t k) const {
     const std::uint32_t t = target_[k];
     return Edge{t & kFar ? far_[t & ~kFar] : NodeId{job_, t}, partial_[k]};
   }
   template <class F>
   void for_each_edge(std::size_t i, F&& f) const {
+    if (has_chain(i)) f(Edge{NodeId{job_, static_cast<std::uint32_t>(i - 1)}, 1.0});
     for (std::uint32_t k = first_edge(i), e = end_edge(i); k < e; ++k) f(edge_at(k));
   }
   std::vector<Edge> edges_of(std::size_t i) const;  // for tests and reports
 
-  // The raw arrays, for the tape resolver's inner loop.
+  // The raw arrays, for the tape resolver's inner loop (end offsets carry kChain).
   const std::uint32_t* ends() const { return end_.get(); }
   const std::uint32_t* targets() const { return target_.get(); }
   const double* partials() const { return partial_.get(); }
@@ -205,6 +226,11 @@ class Tape {
   void seed(NodeId id, double cotangent);
   // One reverse pass from zero adjoints and the seeds (paper 003 SResolve; variant: the stage).
   ResolveStats resolve(Variant v = Variant::Tape, const ResolveOptions& o = {});
+  // The Jacobian of outputs with respect to inputs, row-major (rows[k * inputs.size() + i] =
+  // d outputs[k] / d inputs[i]): the tape variant's passes for all outputs in one sweep, up to 8
+  // lanes at a time (vector mode; lane_resolver.cpp). Constants give zero rows and columns.
+  // Seeds and adjoint() are not meaningful afterwards.
+  void jacobian_rows(std::span<const NodeId> outputs, std::span<const NodeId> inputs, double* rows);
   // The accumulated cotangent of a node after resolve (for naive: leaves only); 0 for constants.
   double adjoint(NodeId id) const {
     if (id.is_constant()) return 0;
@@ -253,6 +279,7 @@ class Tape {
   bool recording_ = false;
   bool adjoints_zeroed_ = false;  // since stop(): no reverse pass has written the adjoints
   std::vector<std::pair<NodeId, double>> seeds_;
+  std::vector<double> lane_adj_;  // jacobian_rows: node i's lane k at i * lanes + k
 };
 
 // RAII recording: start() now, stop() at scope exit.

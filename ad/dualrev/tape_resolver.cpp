@@ -62,10 +62,14 @@ class TapeResolver {
     const std::uint32_t* targets = ns.targets();
     const double* partials = ns.partials();
     const std::uint32_t depth = j.depth;
-    std::uint32_t end = ns.size() ? ends[ns.size() - 1] : 0;
+    double carry = 0;      // the adjoint of node i + 1, when it has the implicit edge to node i
+    bool chained = false;  // (kept in a register: the next node visited is its target)
     for (std::size_t i = ns.size(); i-- > 0;) {
-      const double a = adj[i];
-      const std::uint32_t begin = i ? ends[i - 1] : 0;
+      double a = adj[i];
+      if (chained) adj[i] = a += carry;
+      const std::uint32_t raw = ends[i];
+      const std::uint32_t begin = i ? ends[i - 1] & ~NodeStore::kChain : 0;
+      const std::uint32_t end = raw & ~NodeStore::kChain;
       for (std::uint32_t k = begin; k < end; ++k) {
         const std::uint32_t t = targets[k];
         if (!(t & NodeStore::kFar)) [[likely]]
@@ -73,7 +77,8 @@ class TapeResolver {
         else
           far(ns.far(t), a * partials[k], depth, out);
       }
-      end = begin;
+      chained = (raw & NodeStore::kChain) != 0;
+      carry = a;
     }
     if (visits_) {
       auto& v = (*visits_)[j.id];
@@ -122,13 +127,21 @@ void resolve_single_job(Job& j) {
   const std::uint32_t* ends = ns.ends();
   const std::uint32_t* targets = ns.targets();
   const double* partials = ns.partials();
-  std::uint32_t end = ns.size() ? ends[ns.size() - 1] : 0;
-  for (std::size_t i = ns.size(); i-- > 0;) {
-    const double a = adj[i];
-    const std::uint32_t begin = i ? ends[i - 1] : 0;
+  double carry = 0;      // the adjoint of node i + 1, when it has the implicit edge to node i
+  bool chained = false;  // (an accumulation chain's adjoint stays in a register)
+  // Nodes below `lo` have no edges (the inputs, typically): nothing to visit there.
+  const std::size_t lo = ns.edgeless_prefix();
+  for (std::size_t i = ns.size(); i-- > lo;) {
+    double a = adj[i];
+    if (chained) adj[i] = a += carry;
+    const std::uint32_t raw = ends[i];
+    const std::uint32_t begin = i ? ends[i - 1] & ~NodeStore::kChain : 0;
+    const std::uint32_t end = raw & ~NodeStore::kChain;
     for (std::uint32_t k = begin; k < end; ++k) adj[targets[k]] += a * partials[k];
-    end = begin;
+    chained = (raw & NodeStore::kChain) != 0;
+    carry = a;
   }
+  if (chained) adj[lo - 1] += carry;  // node lo's implicit edge (lo > 0: node 0 has no chain)
 }
 
 // SAlloc: each job's staged cotangents, zeroed. With a pool the job graph is walked as the reverse
@@ -182,12 +195,12 @@ void resolve_tape(Tape& t, const ResolveOptions& o, ResolveStats& s, Visits* vis
     std::int64_t edges = 0;
     for (std::size_t k = 0; k < t.num_jobs(); ++k) {
       const NodeStore& ns = t.job(static_cast<std::uint32_t>(k)).nodes;
-      for (std::uint32_t e = 0; e < ns.num_edges(); ++e) {
-        const Edge edge = ns.edge_at(e);
-        ++edges;
-        s.muls += std::fabs(edge.partial) != 1.0;
-        s.adds += !received.first(edge.target);
-      }
+      for (std::size_t i = 0; i < ns.size(); ++i)
+        ns.for_each_edge(i, [&](const Edge& edge) {
+          ++edges;
+          s.muls += std::fabs(edge.partial) != 1.0;
+          s.adds += !received.first(edge.target);
+        });
     }
     if (!visits) s.edges_processed += edges;
   }

@@ -146,15 +146,15 @@ void BM_DotDualrev(benchmark::State& st) {
     Dual s;
     {
       Recording rec(tape);
-      for (std::size_t i = 0; i < n; ++i) xs[i] = make_input(x[i]);
-      for (std::size_t i = 0; i < n; ++i) ys[i] = make_input(y[i]);
+      make_inputs(x.data(), n, xs.data());  // as ADOL-C's `<<=`, one input per value
+      make_inputs(y.data(), n, ys.data());
       s = dot(xs, ys);
     }
     tape.clear_seeds();
     tape.seed(s.id(), 1.0);
     tape.resolve();
-    for (std::size_t i = 0; i < n; ++i) g[i] = tape.adjoint(xs[i].id());
-    for (std::size_t i = 0; i < n; ++i) g[n + i] = tape.adjoint(ys[i].id());
+    read_adjoints(tape, xs.data(), n, g.data());  // as fos_reverse, into the gradient array
+    read_adjoints(tape, ys.data(), n, g.data() + n);
     benchmark::DoNotOptimize(g.data());
     if (!warm) {
       warm = true;
@@ -176,18 +176,20 @@ void BM_DotDualrevPhase(benchmark::State& st) {
   std::vector<Dual> xs(n), ys(n);
   {  // an untimed first run: the tape keeps its memory (steady state)
     Recording rec(tape);
-    for (std::size_t i = 0; i < n; ++i) xs[i] = make_input(x[i]);
-    for (std::size_t i = 0; i < n; ++i) ys[i] = make_input(y[i]);
+    make_inputs(x.data(), n, xs.data());
+    make_inputs(y.data(), n, ys.data());
     dot(xs, ys);
   }
+  // Counted once, untimed (counting the edges reads every end offset), the same every iteration.
+  const std::int64_t per_iteration = reverse ? tape.num_edges() : tape.num_nodes();
   std::int64_t items = 0;
   for (auto _ : st) {
     if (reverse) st.PauseTiming();
     Dual s;
     {
       Recording rec(tape);
-      for (std::size_t i = 0; i < n; ++i) xs[i] = make_input(x[i]);
-      for (std::size_t i = 0; i < n; ++i) ys[i] = make_input(y[i]);
+      make_inputs(x.data(), n, xs.data());
+      make_inputs(y.data(), n, ys.data());
       s = dot(xs, ys);
     }
     if (reverse) st.ResumeTiming();
@@ -197,7 +199,7 @@ void BM_DotDualrevPhase(benchmark::State& st) {
     tape.resolve();
     benchmark::DoNotOptimize(tape.adjoint(xs[0].id()));
     if (!reverse) st.ResumeTiming();
-    items += reverse ? tape.num_edges() : tape.num_nodes();
+    items += per_iteration;
   }
   st.SetItemsProcessed(items);
 }
@@ -207,7 +209,47 @@ BENCHMARK(BM_DotDualrevPhase)
     ->Args({1000000, 1})
     ->Unit(benchmark::kMillisecond);
 
+// The three rows in one vector sweep (Tape::jacobian_rows), as ADOL-C's fov_reverse below.
 void BM_RotateDualrev(benchmark::State& st) {
+  Tape tape;
+  Dual a[7], r[3];
+  double J[3][7];
+  for (auto _ : st) {
+    {
+      Recording rec(tape);
+      make_inputs(kQuat.data(), 7, a);
+      rotate_vec_by_quat(a, r);
+    }
+    const NodeId in[7] = {a[0].id(), a[1].id(), a[2].id(), a[3].id(),
+                          a[4].id(), a[5].id(), a[6].id()};
+    const NodeId out[3] = {r[0].id(), r[1].id(), r[2].id()};
+    tape.jacobian_rows(out, in, J[0]);
+    benchmark::DoNotOptimize(J);
+  }
+  if (J[0][0] != -44.0 || J[2][6] != 76.0) st.SkipWithError("wrong Jacobian");
+}
+BENCHMARK(BM_RotateDualrev)->Unit(benchmark::kNanosecond);
+
+// Where rotate's time goes: the recording alone (start, 7 inputs, the function, stop); the
+// sweep and the Jacobian read are BM_RotateDualrev minus this (a paused timer would cost more
+// than the phases themselves).
+void BM_RotateDualrevRecordOnly(benchmark::State& st) {
+  Tape tape;
+  Dual a[7], r[3];
+  for (auto _ : st) {
+    {
+      Recording rec(tape);
+      make_inputs(kQuat.data(), 7, a);
+      rotate_vec_by_quat(a, r);
+    }
+    benchmark::DoNotOptimize(r);
+  }
+}
+BENCHMARK(BM_RotateDualrevRecordOnly)->Unit(benchmark::kNanosecond);
+
+// The same Jacobian with one scalar reverse pass per output (paper 003 section 7's way), for
+// comparison in the same run.
+void BM_RotateDualrevRowByRow(benchmark::State& st) {
   Tape tape;
   Dual a[7], r[3];
   double J[3][7];
@@ -225,9 +267,9 @@ void BM_RotateDualrev(benchmark::State& st) {
     }
     benchmark::DoNotOptimize(J);
   }
-  if (J[0][0] != -44.0) st.SkipWithError("wrong Jacobian");
+  if (J[0][0] != -44.0 || J[2][6] != 76.0) st.SkipWithError("wrong Jacobian");
 }
-BENCHMARK(BM_RotateDualrev)->Unit(benchmark::kNanosecond);
+BENCHMARK(BM_RotateDualrevRowByRow)->Unit(benchmark::kNanosecond);
 
 void BM_NeuralDualrev(benchmark::State& st) {
   auto p = neural_params();
@@ -238,17 +280,47 @@ void BM_NeuralDualrev(benchmark::State& st) {
     Dual y;
     {
       Recording rec(tape);
-      for (std::size_t i = 0; i < p.size(); ++i) ps[i] = make_input(p[i]);
+      make_inputs(p.data(), p.size(), ps.data());
       y = neural(ps);
     }
     tape.clear_seeds();
     tape.seed(y.id(), 1.0);
     tape.resolve();
-    for (std::size_t i = 0; i < p.size(); ++i) g[i] = tape.adjoint(ps[i].id());
+    read_adjoints(tape, ps.data(), ps.size(), g.data());
     benchmark::DoNotOptimize(g.data());
   }
 }
 BENCHMARK(BM_NeuralDualrev)->Unit(benchmark::kMicrosecond);
+
+// Where neural's time goes: phase 0 records (inputs and the function), 1 resolves (zeroing, seed,
+// the reverse sweep), 2 reads the gradient; the other phases run untimed.
+void BM_NeuralDualrevPhase(benchmark::State& st) {
+  const auto phase = st.range(0);
+  auto p = neural_params();
+  Tape tape;
+  std::vector<Dual> ps(p.size());
+  std::vector<double> g(p.size());
+  for (auto _ : st) {
+    if (phase != 0) st.PauseTiming();
+    Dual y;
+    {
+      Recording rec(tape);
+      make_inputs(p.data(), p.size(), ps.data());
+      y = neural(ps);
+    }
+    if (phase == 0) st.PauseTiming();
+    if (phase == 1) st.ResumeTiming();
+    tape.clear_seeds();
+    tape.seed(y.id(), 1.0);
+    tape.resolve();
+    if (phase == 1) st.PauseTiming();
+    if (phase == 2) st.ResumeTiming();
+    read_adjoints(tape, ps.data(), ps.size(), g.data());
+    benchmark::DoNotOptimize(g.data());
+    if (phase != 2) st.ResumeTiming();
+  }
+}
+BENCHMARK(BM_NeuralDualrevPhase)->ArgName("phase")->DenseRange(0, 2)->Unit(benchmark::kMicrosecond);
 
 // Particles (paper 003 benchmark 6): 4 particles, 1000 steps, the particles in parallel. With 0
 // steps the same job graph (forks, joins, inputs, the final sum) does no particle work: its time

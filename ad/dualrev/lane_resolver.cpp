@@ -1,0 +1,105 @@
+// Several reverse passes in one sweep (vector mode, like ADOL-C's fov_reverse): lane k carries the
+// cotangents of output k, so a Jacobian's rows share one walk over the tape (paper 003 section 7
+// computes rotate_vec_by_quat's Jacobian row by row; the rows are the same passes, merged).
+#include <algorithm>
+#include <utility>
+
+#include "ad/dualrev/resolvers.h"
+#include "ir/error.h"
+
+namespace adlab::ad::dualrev {
+
+namespace {
+
+// Most lanes one sweep carries (a node's lane adjoints stay in registers); more outputs are
+// resolved in groups of this many.
+constexpr std::size_t kMaxLanes = 8;
+
+// paper 003 section 10.3's backward loop over one job, each edge applied to L lanes;
+// adj[i * L + k] is node i's cotangent in lane k. The implicit chain edge (decision 132) is
+// carried in registers as in the scalar sweep.
+// The lane loops are unrolled so that a[] and carry[] live in registers: on the stack, their
+// loads could wait on stores to the heap's lane array 4 KiB apart (probably 4K aliasing: the
+// rotate benchmark ran at 210 or 370 ns depending on the length of the environment).
+template <std::size_t L>
+void sweep_lanes(const NodeStore& ns, double* adj) {
+  const std::uint32_t* ends = ns.ends();
+  const std::uint32_t* targets = ns.targets();
+  const double* partials = ns.partials();
+  double carry[L] = {};
+  bool chained = false;
+  const std::size_t lo = ns.edgeless_prefix();  // the inputs, typically: nothing to visit
+  for (std::size_t i = ns.size(); i-- > lo;) {
+    double a[L];
+    double* own = adj + i * L;
+#pragma GCC unroll 8
+    for (std::size_t k = 0; k < L; ++k) a[k] = own[k];
+    if (chained)
+#pragma GCC unroll 8
+      for (std::size_t k = 0; k < L; ++k) own[k] = a[k] += carry[k];
+    const std::uint32_t raw = ends[i];
+    const std::uint32_t begin = i ? ends[i - 1] & ~NodeStore::kChain : 0;
+    const std::uint32_t end = raw & ~NodeStore::kChain;
+    for (std::uint32_t e = begin; e < end; ++e) {
+      double* to = adj + std::size_t{targets[e]} * L;
+      const double p = partials[e];
+#pragma GCC unroll 8
+      for (std::size_t k = 0; k < L; ++k) to[k] += a[k] * p;
+    }
+    chained = (raw & NodeStore::kChain) != 0;
+#pragma GCC unroll 8
+    for (std::size_t k = 0; k < L; ++k) carry[k] = a[k];
+  }
+  if (chained)  // node lo's implicit edge (lo > 0: node 0 has no chain)
+#pragma GCC unroll 8
+    for (std::size_t k = 0; k < L; ++k) adj[(lo - 1) * L + k] += carry[k];
+}
+
+template <std::size_t... L>
+void sweep_lanes_dispatch(std::size_t lanes, const NodeStore& ns, double* adj,
+                          std::index_sequence<L...>) {
+  ((lanes == L + 1 ? sweep_lanes<L + 1>(ns, adj) : void()), ...);
+}
+
+}  // namespace
+
+void Tape::jacobian_rows(std::span<const NodeId> outputs, std::span<const NodeId> inputs,
+                         double* rows) {
+  if (recording_) throw Error("dualrev: resolve while the tape is still recording");
+  // Every ID must be this tape's (check_id throws); the test inline, the error out of line.
+  auto check = [this](NodeId id) {
+    if (!id.is_constant() && (id.job >= live_jobs_ || id.seq >= jobs_[id.job]->nodes.size()))
+        [[unlikely]]
+      check_id(id);
+  };
+  for (NodeId y : outputs) check(y);
+  for (NodeId x : inputs) check(x);
+  const std::size_t n_in = inputs.size();
+  if (live_jobs_ != 1) {
+    // Forks and joins: the job graph's walk (tape_resolver.cpp), one pass per output.
+    for (std::size_t k = 0; k < outputs.size(); ++k) {
+      clear_seeds();
+      seed(outputs[k], 1.0);
+      resolve(Variant::Tape);
+      for (std::size_t i = 0; i < n_in; ++i) rows[k * n_in + i] = adjoint(inputs[i]);
+    }
+    return;
+  }
+  const NodeStore& ns = jobs_[0]->nodes;
+  for (std::size_t first = 0; first < outputs.size(); first += kMaxLanes) {
+    const std::size_t lanes = std::min(kMaxLanes, outputs.size() - first);
+    // Zeroes only what this recording uses; the buffer keeps its memory between calls.
+    lane_adj_.assign(ns.size() * lanes, 0.0);
+    for (std::size_t k = 0; k < lanes; ++k) {
+      const NodeId y = outputs[first + k];
+      if (!y.is_constant()) lane_adj_[std::size_t{y.seq} * lanes + k] += 1.0;
+    }
+    sweep_lanes_dispatch(lanes, ns, lane_adj_.data(), std::make_index_sequence<kMaxLanes>{});
+    for (std::size_t k = 0; k < lanes; ++k)
+      for (std::size_t i = 0; i < n_in; ++i)
+        rows[(first + k) * n_in + i] =
+            inputs[i].is_constant() ? 0.0 : lane_adj_[std::size_t{inputs[i].seq} * lanes + k];
+  }
+}
+
+}  // namespace adlab::ad::dualrev
