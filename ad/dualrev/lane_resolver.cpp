@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "ad/dualrev/resolvers.h"
+#include "ad/dualrev/sweep.h"
 #include "ir/error.h"
 
 namespace adlab::ad::dualrev {
@@ -15,50 +16,10 @@ namespace {
 // resolved in groups of this many.
 constexpr std::size_t kMaxLanes = 8;
 
-// paper 003 section 10.3's backward loop over one job, each edge applied to L lanes;
-// adj[i * L + k] is node i's cotangent in lane k. The implicit chain edge (decision 132) is
-// carried in registers as in the scalar sweep.
-// The lane loops are unrolled so that a[] and carry[] live in registers: on the stack, their
-// loads could wait on stores to the heap's lane array 4 KiB apart (probably 4K aliasing: the
-// rotate benchmark ran at 210 or 370 ns depending on the length of the environment).
-template <std::size_t L>
-void sweep_lanes(const NodeStore& ns, double* adj) {
-  const std::uint32_t* ends = ns.ends();
-  const std::uint32_t* targets = ns.targets();
-  const double* partials = ns.partials();
-  double carry[L] = {};
-  bool chained = false;
-  const std::size_t lo = ns.edgeless_prefix();  // the inputs, typically: nothing to visit
-  for (std::size_t i = ns.size(); i-- > lo;) {
-    double a[L];
-    double* own = adj + i * L;
-#pragma GCC unroll 8
-    for (std::size_t k = 0; k < L; ++k) a[k] = own[k];
-    if (chained)
-#pragma GCC unroll 8
-      for (std::size_t k = 0; k < L; ++k) own[k] = a[k] += carry[k];
-    const std::uint32_t raw = ends[i];
-    const std::uint32_t begin = i ? ends[i - 1] & ~NodeStore::kChain : 0;
-    const std::uint32_t end = raw & ~NodeStore::kChain;
-    for (std::uint32_t e = begin; e < end; ++e) {
-      double* to = adj + std::size_t{targets[e]} * L;
-      const double p = partials[e];
-#pragma GCC unroll 8
-      for (std::size_t k = 0; k < L; ++k) to[k] += a[k] * p;
-    }
-    chained = (raw & NodeStore::kChain) != 0;
-#pragma GCC unroll 8
-    for (std::size_t k = 0; k < L; ++k) carry[k] = a[k];
-  }
-  if (chained)  // node lo's implicit edge (lo > 0: node 0 has no chain)
-#pragma GCC unroll 8
-    for (std::size_t k = 0; k < L; ++k) adj[(lo - 1) * L + k] += carry[k];
-}
-
 template <std::size_t... L>
 void sweep_lanes_dispatch(std::size_t lanes, const NodeStore& ns, double* adj,
                           std::index_sequence<L...>) {
-  ((lanes == L + 1 ? sweep_lanes<L + 1>(ns, adj) : void()), ...);
+  ((lanes == L + 1 ? sweep_nodes<L + 1>(ns, adj, ns.edgeless_prefix()) : void()), ...);
 }
 
 }  // namespace

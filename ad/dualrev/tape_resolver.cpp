@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "ad/dualrev/resolvers.h"
+#include "ad/dualrev/sweep.h"
 
 namespace adlab::ad::dualrev::detail {
 
@@ -56,30 +57,10 @@ class TapeResolver {
 
   // resolveJob: sequence numbers descending, each node's contributions applied once.
   void resolve_job(Job& j, Outbox* out) {
-    double* adj = j.adj.data();
     const NodeStore& ns = j.nodes;
-    const std::uint32_t* ends = ns.ends();
-    const std::uint32_t* targets = ns.targets();
-    const double* partials = ns.partials();
     const std::uint32_t depth = j.depth;
-    double carry = 0;      // the adjoint of node i + 1, when it has the implicit edge to node i
-    bool chained = false;  // (kept in a register: the next node visited is its target)
-    for (std::size_t i = ns.size(); i-- > 0;) {
-      double a = adj[i];
-      if (chained) adj[i] = a += carry;
-      const std::uint32_t raw = ends[i];
-      const std::uint32_t begin = i ? ends[i - 1] & ~NodeStore::kChain : 0;
-      const std::uint32_t end = raw & ~NodeStore::kChain;
-      for (std::uint32_t k = begin; k < end; ++k) {
-        const std::uint32_t t = targets[k];
-        if (!(t & NodeStore::kFar)) [[likely]]
-          adj[t] += a * partials[k];
-        else
-          far(ns.far(t), a * partials[k], depth, out);
-      }
-      chained = (raw & NodeStore::kChain) != 0;
-      carry = a;
-    }
+    sweep_nodes<1>(ns, j.adj.data(), 0,
+                   [&](std::uint32_t t, double v) { far(ns.far(t), v, depth, out); });
     if (visits_) {
       auto& v = (*visits_)[j.id];
       for (std::size_t i = 0; i < ns.size(); ++i) ++v[i];
@@ -122,26 +103,8 @@ class TapeResolver {
 
 // The sequential case (paper 003 section 10.3: "SResolve then just loops the array backwards").
 void resolve_single_job(Job& j) {
-  double* adj = j.adj.data();
-  const NodeStore& ns = j.nodes;
-  const std::uint32_t* ends = ns.ends();
-  const std::uint32_t* targets = ns.targets();
-  const double* partials = ns.partials();
-  double carry = 0;      // the adjoint of node i + 1, when it has the implicit edge to node i
-  bool chained = false;  // (an accumulation chain's adjoint stays in a register)
-  // Nodes below `lo` have no edges (the inputs, typically): nothing to visit there.
-  const std::size_t lo = ns.edgeless_prefix();
-  for (std::size_t i = ns.size(); i-- > lo;) {
-    double a = adj[i];
-    if (chained) adj[i] = a += carry;
-    const std::uint32_t raw = ends[i];
-    const std::uint32_t begin = i ? ends[i - 1] & ~NodeStore::kChain : 0;
-    const std::uint32_t end = raw & ~NodeStore::kChain;
-    for (std::uint32_t k = begin; k < end; ++k) adj[targets[k]] += a * partials[k];
-    chained = (raw & NodeStore::kChain) != 0;
-    carry = a;
-  }
-  if (chained) adj[lo - 1] += carry;  // node lo's implicit edge (lo > 0: node 0 has no chain)
+  // Nodes below the edgeless prefix have no edges (the inputs, typically): nothing to visit.
+  sweep_nodes<1>(j.nodes, j.adj.data(), j.nodes.edgeless_prefix());
 }
 
 // SAlloc: each job's staged cotangents, zeroed. With a pool the job graph is walked as the reverse

@@ -51,8 +51,10 @@ const double kRotateJ[3][7] = {
 
 }  // namespace
 
-TEST_CASE("003 section 7 dot product: s += x_i y_i chains to the previous node (decision 132)",
-          "[dualrev]") {
+TEST_CASE(
+    "003 section 7 dot product: s = s + x_i y_i is one node per statement, chained to the previous "
+    "node (decision 132)",
+    "[dualrev]") {
   Tape t;
   std::vector<Dual> x, y;
   Dual s;
@@ -65,6 +67,8 @@ TEST_CASE("003 section 7 dot product: s += x_i y_i chains to the previous node (
   }
   const NodeStore& ns = t.job(0).nodes;
   REQUIRE(ns.size() == 12);
+  CHECK(t.num_nodes() == 8 + 4);
+  for (std::size_t i = 0; i < 8; ++i) CHECK(ns.edges_of(i).empty());  // leaves have no edges
   CHECK_FALSE(ns.has_chain(8));  // x0 y0: the previous node is the leaf y3, not an operand
   for (std::size_t i = 9; i < 12; ++i) {
     CHECK(ns.has_chain(i));

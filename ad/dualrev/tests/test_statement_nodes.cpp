@@ -59,28 +59,7 @@ TEST_CASE("003 section 4 running example, statement nodes: x * (x + y) as one st
   CHECK(out[1].partial == 12.0);
 }
 
-TEST_CASE("003 section 7 dot product: s = s + x_i y_i records one node with three parents",
-          "[dualrev]") {
-  Tape t;
-  std::vector<Dual> x, y;
-  Dual s;
-  {
-    Recording rec(t);
-    for (int i = 0; i < 4; ++i) x.push_back(make_input(i + 1.0));
-    for (int i = 0; i < 4; ++i) y.push_back(make_input(2.0 * i + 3));
-    s = x[0] * y[0];
-    for (std::size_t i = 1; i < 4; ++i) s += x[i] * y[i];
-  }
-  CHECK(t.num_nodes() == 8 + 4);  // leaves have no edges
-  CHECK(t.num_edges() == 2 + 3 * 3);
-  for (std::size_t i = 0; i < 8; ++i) CHECK(t.job(0).nodes.edges_of(i).empty());
-  t.seed(s.id(), 1.0);
-  t.resolve();
-  for (std::size_t i = 0; i < 4; ++i) {
-    CHECK(t.adjoint(x[i].id()) == y[i].value());
-    CHECK(t.adjoint(y[i].id()) == x[i].value());
-  }
-}
+// The dot product's statement nodes are tested in test_fast_paths.cpp, with their chain edges.
 
 TEST_CASE("dualrev generic code with T = Dual: conversions, ternaries, T(0), ADL math",
           "[dualrev]") {
