@@ -59,7 +59,7 @@ std::optional<Run> gradient(const std::string& strategy, const ir::FunctionPtr& 
 TEST_CASE(
     "scatter and iverson side by side: same gradients, the cost of += "
     "against gather",
-    "[unit][report]") {
+    "[slow][report]") {
   std::ostringstream table;
   table << "| entry | primal | scatter | scatters | iverson | iverson / "
            "scatter |\n"

@@ -96,7 +96,7 @@ double slope(const std::vector<CostRow>& rows, bool derivative) {
 
 }  // namespace
 
-TEST_CASE("digest 000 section 12 TC1-TC20: adlab check passes on papers/iverson", "[unit]") {
+TEST_CASE("digest 000 section 12 TC1-TC20: adlab check passes on papers/iverson", "[slow]") {
   checker::HarnessOptions o;
   o.strategies = {"iverson"};
   o.backends = {"interp"};
@@ -189,7 +189,7 @@ TEST_CASE("digest 000 TC2, TC3: gradients are O(n), the naive transposition of T
 TEST_CASE(
     "paper 000 Theorem 6.35: cost ratio <= 4 at three sizes on every supported suite "
     "program, slope no steeper than the primal's",
-    "[unit]") {
+    "[slow]") {
   std::size_t measured = 0;
   for (const auto& suite : ir::find_suites(suites_root())) {
     for (const auto& e : suite.entries) {
@@ -229,7 +229,7 @@ TEST_CASE(
   CHECK(measured >= 20);
 }
 
-TEST_CASE("digest 000 section 12 (all suites): every derivative is gathers only", "[unit]") {
+TEST_CASE("digest 000 section 12 (all suites): every derivative is gathers only", "[slow]") {
   std::size_t derived = 0, declined = 0;
   for (const auto& suite : ir::find_suites(suites_root())) {
     for (const auto& e : suite.entries) {

@@ -119,7 +119,7 @@ bool supported(const ir::SuiteEntry& e) {
 TEST_CASE(
     "paper 000 Theorem 6.35: $IO(adjoint) <= 4 $IO(normalised primal) at three sizes on every "
     "supported suite program, the gradient's cost scales with the primal's (slopes within 0.1)",
-    "[unit]") {
+    "[slow]") {
   std::size_t measured = 0, sloped = 0, constant = 0;
   for (const auto& suite : ir::find_suites(suites_root())) {
     for (const auto& e : suite.entries) {

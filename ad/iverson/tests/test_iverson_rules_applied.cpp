@@ -204,7 +204,7 @@ TEST_CASE("digest 000 TC3, TC13, TC20: the trace names the applied table rules w
 }
 
 TEST_CASE("digest 000 section 12 (all suites): every applied rule is a rule of a proved table",
-          "[unit]") {
+          "[slow]") {
   std::set<std::string> used;
   std::size_t derived = 0;
   for (const auto& suite : ir::find_suites(suites_root()))
