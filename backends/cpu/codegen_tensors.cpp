@@ -289,15 +289,16 @@ std::string Emitter::gen(const Gen& g, Expr self) {
   movable.insert(r);
   bool par = parallel_depth == 0;
   ++parallel_depth;
-  std::string pf;
+  std::string pf, region, work;
   if (par) {
     pf = fresh("pf");
+    region = fresh("region");
     line("adlab_rt::ParallelFailure " + pf + ";");
-    std::string work = outer[0];
+    work = outer[0];
     for (std::size_t k = 1; k < outer.size(); ++k) work += " * " + outer[k];
     // One try per thread's chunk: a try inside the loop would keep it from being optimised.
-    line("#pragma omp parallel if (" + work + " >= 2048)");
-    line("{");
+    // The chunk is a lambda entered by a parallel region only above the threshold (decision 138).
+    line("auto " + region + " = [&]() {");
   }
   auto saved = names;
   auto saved_bounds = var_bound;  // scopes: an inner binder may shadow
@@ -346,7 +347,8 @@ std::string Emitter::gen(const Gen& g, Expr self) {
       line("} catch (const adlab_rt::Failure& f) {");
       line(pf + ".note(" + names[g.dom.vars[0].get()] + ", f);");
       line("}");
-      line("}");
+      line("};");
+      enter_region(region + "()", "", work + " >= 2048");
     }
   }
   if (par) line(pf + ".rethrow();");
@@ -355,6 +357,20 @@ std::string Emitter::gen(const Gen& g, Expr self) {
   known_dims = saved_dims;
   --parallel_depth;
   return r;
+}
+
+// Runs a top-level loop's chunk `call` in an OpenMP parallel region (with `clauses`) when `cond`
+// holds, and on this thread otherwise. Not `parallel if (cond)`: libgomp enters such a region even
+// when cond is false and ends it with a futex wake-up, a system call of about 1.5 us here, which
+// dominated small functions (decision 138).
+void Emitter::enter_region(const std::string& call, const std::string& clauses,
+                           const std::string& cond) {
+  line("if (" + cond + ") {");
+  line("#pragma omp parallel" + clauses);
+  line(call + ";");
+  line("} else {");
+  line(call + ";");
+  line("}");
 }
 
 // A reduction loop whose body (from body_from on) has no call that can throw, no inner loop and
@@ -395,16 +411,17 @@ Scalar Emitter::reduce(const Reduce& r, Expr self) {
     line("i64 " + terms + " = 0;");
     bool par = parallel_depth == 0 && !r.dom.is_stored() && fl;
     ++parallel_depth;
-    std::string pf;
+    std::string pf, region;
     if (par) {
       // The first bound is evaluated once outside the parallel region (it uses no index).
       pf = fresh("pf");
       std::string n = fresh("n"), i = fresh(var_name(r.dom.vars[0]));
       line("const i64 " + n + " = " + index(r.dom.bounds[0]) + ";");
       line("adlab_rt::ParallelFailure " + pf + ";");
-      line("#pragma omp parallel reduction(+ : " + acc + ", " + terms + ") if (" + n +
-           " >= 65536)");
-      line("{");
+      // The names of the lambda's parameters are the accumulators': inside the region they are
+      // its private copies (decision 138).
+      region = fresh("region");
+      line("auto " + region + " = [&](" + et + "& " + acc + ", i64& " + terms + ") {");
       line("i64 " + i + "_lo, " + i + "_hi;");
       line("adlab_rt::chunk(" + n + ", " + i + "_lo, " + i + "_hi);");
       line("i64 " + i + " = " + i + "_lo;");
@@ -436,7 +453,9 @@ Scalar Emitter::reduce(const Reduce& r, Expr self) {
       line("} catch (const adlab_rt::Failure& f) {");
       line(pf + ".note(" + i + ", f);");
       line("}");
-      line("}");
+      line("};");
+      enter_region(region + "(" + acc + ", " + terms + ")",
+                   " reduction(+ : " + acc + ", " + terms + ")", n + " >= 65536");
       line(pf + ".rethrow();");
     } else {
       auto* guard = r.body.as<Iverson>();
