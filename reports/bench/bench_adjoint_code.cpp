@@ -260,7 +260,12 @@ void BM_RotateCpuPrimal(benchmark::State& st) {
 bool rotate_jacobian_ok(const std::vector<ir::Tensor>& out, const Program& p) {
   if (out.size() != 3 || out[1].values.size() != 9 || out[2].values.size() != 12) return false;
   if (out[0].values != std::vector<double>(kRotateValue, kRotateValue + 3)) return false;
+  // The formula itself against bench_dualrev's known entries at its point (s = 4, u = (5, 6, 7)):
+  // J[0][0] = dr0/dv0 = -44, J[2][6] there (dr2/du2) is column q2 here = 76.
+  const double v[3] = {1, 2, 3}, q[4] = {5, 6, 7, 4};
   double J[3][7];
+  rotate_jacobian_by_hand(v, q, J);
+  if (J[0][0] != -44 || J[2][5] != 76) return false;
   rotate_jacobian_by_hand(p.inputs[0].values.data(), p.inputs[1].values.data(), J);
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 7; ++j) {
