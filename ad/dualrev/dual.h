@@ -161,17 +161,20 @@ ADLAB_DUALREV_INLINE NodeId record(const Lin<N>& l) {
   if (!j) [[unlikely]]
     no_recording();
   // Branch-free tests for the general path: a term in another job, or (with factor_operands)
-  // terms of one node (two constants also compare equal).
+  // terms of one node.
   const std::uint32_t job = j->id;
   bool general = false;
 #pragma GCC unroll 8
   for (int i = 0; i < N; ++i) general |= !l.id[i].is_constant() & (l.id[i].job != job);
+  // Terms of one node have equal sequence numbers; comparing those alone (one compare a pair)
+  // also sends equal numbers in two jobs, or two constants, to the general path, which records
+  // any statement (decision 201).
   if constexpr (N > 1) {
     bool shared = false;
 #pragma GCC unroll 8
     for (int i = 1; i < N; ++i)
 #pragma GCC unroll 8
-      for (int k = 0; k < i; ++k) shared |= l.id[k] == l.id[i];
+      for (int k = 0; k < i; ++k) shared |= l.id[k].seq == l.id[i].seq;
     general |= shared & j->factor_operands;
   }
   if (general) [[unlikely]]

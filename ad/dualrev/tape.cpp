@@ -135,6 +135,13 @@ std::uint32_t Tape::new_job_id() {
 }
 
 Job* Tape::bind_job(std::uint32_t id, std::uint32_t depth, History h) {
+  Job* j = take_job(id, depth, h);
+  std::lock_guard<SpinLock> lock(jobs_lock_);
+  jobs_[id] = j;
+  return j;
+}
+
+Job* Tape::take_job(std::uint32_t id, std::uint32_t depth, History h) {
   const unsigned me = current_thread();
   ThreadJobs& mine = thread_jobs_[me];
   if (mine.used == mine.jobs.size()) mine.jobs.push_back(std::make_unique<Job>());
@@ -148,8 +155,6 @@ Job* Tape::bind_job(std::uint32_t id, std::uint32_t depth, History h) {
   j->nodes.reset(id);  // keeps capacity: a second recording of the same size allocates nothing
   j->adj.clear();
   j->partial_ops = 0;
-  std::lock_guard<SpinLock> lock(jobs_lock_);
-  jobs_[id] = j;
   return j;
 }
 
@@ -164,12 +169,14 @@ void Tape::bind_if_unbound(std::uint32_t id, std::uint32_t depth) {
 
 void Tape::start() {
   if (recording_) throw Error("dualrev: the tape is already recording");
-  live_jobs_ = 0;
-  jobs_.clear();
   for (unsigned k = 0; k < threads(); ++k) thread_jobs_[k].used = 0;
   seeds_.clear();
   saved_cursor_ = tl_job;
-  tl_job = bind_job(new_job_id(), 0, History{});
+  // The root job without the job table's lock: no other thread records before start returns
+  // (decision 202).
+  jobs_.assign(1, take_job(0, 0, History{}));
+  live_jobs_ = 1;
+  tl_job = jobs_[0];
   recording_ = true;
 }
 

@@ -263,6 +263,8 @@ class Tape {
   std::uint32_t new_job_id();
   // Binds `id` to one of this thread's Job objects, cleared (keeping its memory).
   Job* bind_job(std::uint32_t id, std::uint32_t depth, History h);
+  // One of this thread's Job objects, cleared for `id` (bind_job then enters it in the table).
+  Job* take_job(std::uint32_t id, std::uint32_t depth, History h);
   void bind_if_unbound(std::uint32_t id, std::uint32_t depth);  // after an abandoned fork
   unsigned current_thread() const { return pool_ ? pool_->current_thread() : 0; }
   double adjoint_slow(NodeId id) const;

@@ -247,6 +247,52 @@ void BM_RotateDualrevRecordOnly(benchmark::State& st) {
 }
 BENCHMARK(BM_RotateDualrevRecordOnly)->Unit(benchmark::kNanosecond);
 
+// rotate's fixed costs, each alone: start and stop of an empty recording (job binding, closing
+// the job), then with the 7 inputs; and the Jacobian's sweep and read on one recording (the
+// vector sweep of Tape::jacobian_rows: lane zeroing, seeding, the sweep, the 3x7 read).
+void BM_TapeStartStop(benchmark::State& st) {
+  Tape tape;
+  for (auto _ : st) {
+    Recording rec(tape);
+    benchmark::ClobberMemory();
+  }
+}
+BENCHMARK(BM_TapeStartStop)->Unit(benchmark::kNanosecond);
+
+void BM_RotateDualrevInputsOnly(benchmark::State& st) {
+  Tape tape;
+  Dual a[7];
+  for (auto _ : st) {
+    {
+      Recording rec(tape);
+      make_inputs(kQuat.data(), 7, a);
+    }
+    benchmark::DoNotOptimize(a);
+  }
+}
+BENCHMARK(BM_RotateDualrevInputsOnly)->Unit(benchmark::kNanosecond);
+
+void BM_RotateDualrevJacobianOnly(benchmark::State& st) {
+  Tape tape;
+  Dual a[7], r[3];
+  double J[3][7];
+  {
+    Recording rec(tape);
+    make_inputs(kQuat.data(), 7, a);
+    rotate_vec_by_quat(a, r);
+  }
+  const NodeId in[7] = {a[0].id(), a[1].id(), a[2].id(), a[3].id(),
+                        a[4].id(), a[5].id(), a[6].id()};
+  const NodeId out[3] = {r[0].id(), r[1].id(), r[2].id()};
+  for (auto _ : st) {
+    benchmark::DoNotOptimize(in);
+    tape.jacobian_rows(out, in, J[0]);
+    benchmark::DoNotOptimize(J);
+  }
+  if (J[0][0] != -44.0 || J[2][6] != 76.0) st.SkipWithError("wrong Jacobian");
+}
+BENCHMARK(BM_RotateDualrevJacobianOnly)->Unit(benchmark::kNanosecond);
+
 // The same Jacobian with one scalar reverse pass per output (paper 003 section 7's way), for
 // comparison in the same run.
 void BM_RotateDualrevRowByRow(benchmark::State& st) {
@@ -321,6 +367,30 @@ void BM_NeuralDualrevPhase(benchmark::State& st) {
   }
 }
 BENCHMARK(BM_NeuralDualrevPhase)->ArgName("phase")->DenseRange(0, 2)->Unit(benchmark::kMicrosecond);
+
+// Phase 2 without a paused timer: reading the 10,250 adjoints of one recording, repeated (the
+// caches hold what the read touches; BM_NeuralDualrevPhase/phase:2 starts from the reverse pass).
+void BM_NeuralReadAdjoints(benchmark::State& st) {
+  auto p = neural_params();
+  Tape tape;
+  std::vector<Dual> ps(p.size());
+  std::vector<double> g(p.size());
+  Dual y;
+  {
+    Recording rec(tape);
+    make_inputs(p.data(), p.size(), ps.data());
+    y = neural(ps);
+  }
+  tape.seed(y.id(), 1.0);
+  tape.resolve();
+  for (auto _ : st) {
+    benchmark::DoNotOptimize(ps.data());
+    read_adjoints(tape, ps.data(), ps.size(), g.data());
+    benchmark::DoNotOptimize(g.data());
+  }
+  st.SetItemsProcessed(st.iterations() * static_cast<std::int64_t>(p.size()));
+}
+BENCHMARK(BM_NeuralReadAdjoints)->Unit(benchmark::kMicrosecond);
 
 // Particles (paper 003 benchmark 6): 4 particles, 1000 steps, the particles in parallel. With 0
 // steps the same job graph (forks, joins, inputs, the final sum) does no particle work: its time

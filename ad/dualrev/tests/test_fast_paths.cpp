@@ -428,3 +428,52 @@ TEST_CASE("003 section 10.3 sweep skips the edgeless inputs, a chain never stand
   leaves.resolve();
   CHECK(leaves.adjoint(l.id()) == 3.0);
 }
+
+TEST_CASE(
+    "003 section 6 factoring test on sequence numbers: a constant beside node 0, and equal numbers "
+    "in two jobs, take the general path and record exact partials (decision 201)",
+    "[dualrev]") {
+  // c x0 + x1: the constant and x0 both have sequence number 0.
+  auto scaled = [](const std::vector<Dual>& x) {
+    const Dual c(5.0);
+    return Dual(c * x[0] + x[1]);
+  };
+  check_exact(scaled, {2.0, 3.0}, {5.0, 1.0});
+  // Then y + c x0 with y the previous node: no chain edge on the general path, the same gradient.
+  auto chained = [](const std::vector<Dual>& x) {
+    const Dual c(5.0);
+    Dual y = c * x[0] + x[1];
+    return Dual(y + c * x[0]);
+  };
+  check_exact(chained, {2.0, 3.0}, {10.0, 1.0});
+  Tape t;
+  Dual x0, x1, y, z;
+  {
+    Recording rec(t);
+    x0 = make_input(2.0);
+    x1 = make_input(3.0);
+    const Dual c(5.0);
+    y = c * x0 + x1;
+    z = y + c * x0;
+  }
+  const auto ey = t.job(0).nodes.edges_of(2);
+  REQUIRE(ey.size() == 2);
+  CHECK(ey[0].target == NodeId{0, 0});
+  CHECK(ey[0].partial == 5.0);
+  CHECK(ey[1].target == NodeId{0, 1});
+  CHECK(ey[1].partial == 1.0);
+  const auto ez = t.job(0).nodes.edges_of(3);
+  REQUIRE(ez.size() == 2);
+  CHECK(ez[0].target == NodeId{0, 2});
+  CHECK(ez[0].partial == 1.0);
+  CHECK(ez[1].target == NodeId{0, 0});
+  CHECK(ez[1].partial == 5.0);
+  // out = x y (x + y) + x, whose three terms are number 0 of three jobs (two subtasks, the
+  // parent): d/dx = 2 x y + y^2 + 1, d/dy = x^2 + 2 x y.
+  auto forked = [](const std::vector<Dual>& x) {
+    Dual a0 = x[0], a1 = x[1];
+    auto [a, b] = parallel([&] { return Dual(a0 * a1); }, [&] { return Dual(a0 + a1); });
+    return Dual(a * b + a0);
+  };
+  check_exact(forked, {2.0, 3.0}, {22.0, 16.0});
+}
