@@ -168,7 +168,7 @@ ADLAB_DUALREV_INLINE NodeId record(const Lin<N>& l) {
   for (int i = 0; i < N; ++i) general |= !l.id[i].is_constant() & (l.id[i].job != job);
   // Terms of one node have equal sequence numbers; comparing those alone (one compare a pair)
   // also sends equal numbers in two jobs, or two constants, to the general path, which records
-  // any statement (decision 201).
+  // any statement (decision 145).
   if constexpr (N > 1) {
     bool shared = false;
 #pragma GCC unroll 8

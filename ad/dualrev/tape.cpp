@@ -173,7 +173,7 @@ void Tape::start() {
   seeds_.clear();
   saved_cursor_ = tl_job;
   // The root job without the job table's lock: no other thread records before start returns
-  // (decision 202).
+  // (decision 144).
   jobs_.assign(1, take_job(0, 0, History{}));
   live_jobs_ = 1;
   tl_job = jobs_[0];

@@ -431,7 +431,7 @@ TEST_CASE("003 section 10.3 sweep skips the edgeless inputs, a chain never stand
 
 TEST_CASE(
     "003 section 6 factoring test on sequence numbers: a constant beside node 0, and equal numbers "
-    "in two jobs, take the general path and record exact partials (decision 201)",
+    "in two jobs, take the general path and record exact partials (decision 145)",
     "[dualrev]") {
   // c x0 + x1: the constant and x0 both have sequence number 0.
   auto scaled = [](const std::vector<Dual>& x) {
