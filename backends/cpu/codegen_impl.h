@@ -117,8 +117,6 @@ class Emitter {
   void narrow(const ir::Domain& d, std::size_t k, Expr guard, std::string& lo, std::string& hi);
   void close_domain(const ir::Domain& d);
   bool try_contraction(const ir::Gen& g, Expr self, std::string& out);
-  // A top-level loop's chunk `call`, in a parallel region only when `cond` holds (decision 138).
-  void enter_region(const std::string& call, const std::string& clauses, const std::string& cond);
   void simd_reduction(const std::string& marker, std::size_t body_from, const std::string& vars,
                       const std::string& cond);
 

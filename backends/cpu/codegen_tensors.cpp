@@ -348,7 +348,14 @@ std::string Emitter::gen(const Gen& g, Expr self) {
       line(pf + ".note(" + names[g.dom.vars[0].get()] + ", f);");
       line("}");
       line("};");
-      enter_region(region + "()", "", work + " >= 2048");
+      // Not `parallel if (cond)`: libgomp enters such a region even when cond is false and ends
+      // it with a futex wake-up, a system call of about 1.5 us here (decision 138).
+      line("if (" + work + " >= 2048) {");
+      line("#pragma omp parallel");
+      line(region + "();");
+      line("} else {");
+      line(region + "();");
+      line("}");
     }
   }
   if (par) line(pf + ".rethrow();");
@@ -357,20 +364,6 @@ std::string Emitter::gen(const Gen& g, Expr self) {
   known_dims = saved_dims;
   --parallel_depth;
   return r;
-}
-
-// Runs a top-level loop's chunk `call` in an OpenMP parallel region (with `clauses`) when `cond`
-// holds, and on this thread otherwise. Not `parallel if (cond)`: libgomp enters such a region even
-// when cond is false and ends it with a futex wake-up, a system call of about 1.5 us here, which
-// dominated small functions (decision 138).
-void Emitter::enter_region(const std::string& call, const std::string& clauses,
-                           const std::string& cond) {
-  line("if (" + cond + ") {");
-  line("#pragma omp parallel" + clauses);
-  line(call + ";");
-  line("} else {");
-  line(call + ";");
-  line("}");
 }
 
 // A reduction loop whose body (from body_from on) has no call that can throw, no inner loop and
