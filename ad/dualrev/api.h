@@ -81,11 +81,12 @@ inline void read_adjoints(const Tape& tape, const Dual* xs, std::size_t n, doubl
   std::size_t size = 0;
   for (std::size_t k = 0; k < n; ++k) {
     const NodeId id = xs[k].id();
-    if (id.job != job && !id.is_constant() && id.job < tape.num_jobs()) {
-      job = id.job;
-      adj = tape.job(job).adj.data();
-      size = tape.job(job).adj.size();
-    }
+    if (id.job != job && !id.is_constant())
+      if (const Job* j = tape.live_job(id.job)) {
+        job = id.job;
+        adj = j->adj.data();
+        size = j->adj.size();
+      }
     // Constants, other jobs' or unknown IDs take adjoint()'s checked path (0 or an error).
     out[k] = id.job == job && id.seq < size ? adj[id.seq] : tape.adjoint(id);
   }

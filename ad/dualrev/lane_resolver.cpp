@@ -29,9 +29,11 @@ void Tape::jacobian_rows(std::span<const NodeId> outputs, std::span<const NodeId
   if (recording_) throw Error("dualrev: resolve while the tape is still recording");
   // Every ID must be this tape's (check_id throws); the test inline, the error out of line.
   auto check = [this](NodeId id) {
-    if (!id.is_constant() && (id.job >= live_jobs_ || id.seq >= jobs_[id.job]->nodes.size()))
-        [[unlikely]]
-      check_id(id);
+    if (!id.is_constant()) [[likely]] {
+      const Job* j = live_job(id.job);
+      if (!j || id.seq >= j->nodes.size()) [[unlikely]]
+        check_id(id);
+    }
   };
   for (NodeId y : outputs) check(y);
   for (NodeId x : inputs) check(x);

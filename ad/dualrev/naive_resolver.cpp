@@ -21,8 +21,8 @@ void resolve_naive(Tape& t, const ResolveOptions& o, ResolveStats& s, Visits* vi
     if (++s.nodes_resolved > o.call_limit)
       throw Error("dualrev/naive: more than " + std::to_string(o.call_limit) +
                   " backpropagator calls (stage 1 is exponential in sharing; use tape)");
-    Job& j = t.job(id.job);
-    if (visits) ++(*visits)[id.job][id.seq];
+    Job& j = t.job(id.job_index());
+    if (visits) ++(*visits)[id.job_index()][id.seq];
     bool leaf = true;
     j.nodes.for_each_edge(id.seq, [&](const Edge& e) {
       leaf = false;

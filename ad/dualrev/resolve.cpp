@@ -31,26 +31,26 @@ std::int64_t order_violations(const Tape& t) {
   for (std::size_t k = 0; k < n; ++k) {
     const Job& j = t.job(static_cast<std::uint32_t>(k));
     if (j.history.is_fork()) {
-      forked_by[start_of(j.history.left)->id] = j.history.prev;
-      forked_by[start_of(j.history.right)->id] = j.history.prev;
+      forked_by[job_index(start_of(j.history.left)->id)] = j.history.prev;
+      forked_by[job_index(start_of(j.history.right)->id)] = j.history.prev;
     }
   }
   std::int64_t bad = 0;
   for (std::size_t k = 0; k < n; ++k) {
     const Job& j = t.job(static_cast<std::uint32_t>(k));
     if (j.history.is_fork()) {
-      set_from(k, j.history.left->id);
-      set_from(k, j.history.right->id);
-      set_from(k, j.history.prev->id);
+      set_from(k, job_index(j.history.left->id));
+      set_from(k, job_index(j.history.right->id));
+      set_from(k, job_index(j.history.prev->id));
     } else if (forked_by[k]) {
-      set_from(k, forked_by[k]->id);
+      set_from(k, job_index(forked_by[k]->id));
     }
     for (std::size_t i = 0; i < j.nodes.size(); ++i)
       j.nodes.for_each_edge(i, [&](const Edge& e) {
-        bool ok = e.target.job == j.id
-                      ? e.target.seq < i
-                      : e.target.job < n &&
-                            ((before[k * words + e.target.job / 64] >> (e.target.job % 64)) & 1);
+        const std::uint32_t tk = e.target.job_index();
+        bool ok = e.target.job == j.id ? e.target.seq < i
+                                       : job_tag(e.target.job) == t.tag() && tk < n &&
+                                             ((before[k * words + tk / 64] >> (tk % 64)) & 1);
         bad += !ok;
       });
   }

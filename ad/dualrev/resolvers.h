@@ -20,7 +20,7 @@ class Received {
   }
   // True when this is the node's first contribution.
   bool first(NodeId id) {
-    auto& f = flags_[id.job][id.seq];
+    auto& f = flags_[id.job_index()][id.seq];
     bool was = f != 0;
     f = 1;
     return !was;

@@ -25,10 +25,10 @@ void resolve_staged_map(Tape& t, const ResolveOptions& o, ResolveStats& s, Visit
     const double a = top->second;
     staged.erase(top);
     ++s.map_ops;
-    Job& j = t.job(id.job);
+    Job& j = t.job(id.job_index());
     j.adj[id.seq] = a;
     ++s.nodes_resolved;
-    if (visits) ++(*visits)[id.job][id.seq];
+    if (visits) ++(*visits)[id.job_index()][id.seq];
     j.nodes.for_each_edge(id.seq, [&](const Edge& e) {
       auto [it, fresh] = staged.try_emplace(e.target.key(), 0.0);
       it->second += a * e.partial;  // insert, or add to the staged argument

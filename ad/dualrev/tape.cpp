@@ -4,6 +4,7 @@
 #include "ad/dualrev/dual.h"
 
 #include <algorithm>
+#include <atomic>
 #include <string>
 
 #include "ir/error.h"
@@ -18,6 +19,15 @@ void no_recording() {
 }  // namespace detail
 
 namespace {
+// The error for a scalar of another recording or tape (decision 146).
+Error stale_scalar(NodeId id) {
+  return Error("dualrev: a scalar that was not recorded by this recording (job " +
+               std::to_string(job_index(id.job)) + " of recording tag " +
+               std::to_string(job_tag(id.job) >> kJobIndexBits) + ", sequence " +
+               std::to_string(id.seq) +
+               "): it was kept from an earlier recording or taken from another tape");
+}
+
 // Doubles an array's capacity (at least `need`), keeping its first `used` entries.
 template <class T>
 void grow_array(std::unique_ptr<T[]>& a, std::size_t used, std::size_t& cap, std::size_t need) {
@@ -76,6 +86,9 @@ std::size_t NodeStore::num_edges() const {
 }
 
 std::uint32_t NodeStore::far_index(NodeId target) {
+  // Jobs of one recording share a tag: another tag is a scalar kept from an earlier recording or
+  // taken from another tape, whose index would name an unrelated node here (decision 146).
+  if (job_tag(target.job) != job_tag(job_)) throw stale_scalar(target);
   far_.push_back(target);
   return kFar | static_cast<std::uint32_t>(far_.size() - 1);
 }
@@ -129,15 +142,17 @@ Tape::~Tape() {
 
 std::uint32_t Tape::new_job_id() {
   std::lock_guard<SpinLock> lock(jobs_lock_);
-  if (live_jobs_ >= kConstantJob) throw Error("dualrev: too many jobs");
+  if (live_jobs_ >= kJobIndexMask)
+    throw Error("dualrev: a recording made more than " + std::to_string(kJobIndexMask - 1) +
+                " jobs (a job index has " + std::to_string(kJobIndexBits) + " bits)");
   jobs_.resize(live_jobs_ + 1, nullptr);
-  return static_cast<std::uint32_t>(live_jobs_++);
+  return tag_ | static_cast<std::uint32_t>(live_jobs_++);
 }
 
 Job* Tape::bind_job(std::uint32_t id, std::uint32_t depth, History h) {
   Job* j = take_job(id, depth, h);
   std::lock_guard<SpinLock> lock(jobs_lock_);
-  jobs_[id] = j;
+  jobs_[job_index(id)] = j;
   return j;
 }
 
@@ -162,7 +177,7 @@ void Tape::bind_if_unbound(std::uint32_t id, std::uint32_t depth) {
   bool unbound = false;
   {
     std::lock_guard<SpinLock> lock(jobs_lock_);
-    unbound = jobs_[id] == nullptr;
+    unbound = jobs_[job_index(id)] == nullptr;
   }
   if (unbound) bind_job(id, depth, History{});
 }
@@ -172,9 +187,12 @@ void Tape::start() {
   for (unsigned k = 0; k < threads(); ++k) thread_jobs_[k].used = 0;
   seeds_.clear();
   saved_cursor_ = tl_job;
+  // A fresh tag per recording, process-wide, so that tapes do not share one (decision 146).
+  static std::atomic<std::uint32_t> next_tag{0};
+  tag_ = (next_tag.fetch_add(1, std::memory_order_relaxed) % kJobTags) << kJobIndexBits;
   // The root job without the job table's lock: no other thread records before start returns
   // (decision 144).
-  jobs_.assign(1, take_job(0, 0, History{}));
+  jobs_.assign(1, take_job(tag_, 0, History{}));
   live_jobs_ = 1;
   tl_job = jobs_[0];
   recording_ = true;
@@ -246,9 +264,11 @@ void Tape::fork(const std::function<void()>& f, const std::function<void()>& g) 
 }
 
 void Tape::check_id(NodeId id) const {
-  if (id.job >= live_jobs_ || id.seq >= jobs_[id.job]->nodes.size())
-    throw Error("dualrev: a scalar that was not recorded on this tape (job " +
-                std::to_string(id.job) + ", sequence " + std::to_string(id.seq) + ")");
+  if (job_tag(id.job) != tag_) throw stale_scalar(id);
+  const std::uint32_t k = job_index(id.job);
+  if (k >= live_jobs_ || id.seq >= jobs_[k]->nodes.size())
+    throw Error("dualrev: a scalar that was not recorded on this tape (job " + std::to_string(k) +
+                ", sequence " + std::to_string(id.seq) + ")");
 }
 
 void Tape::seed(NodeId id, double cotangent) {

@@ -17,11 +17,26 @@ namespace adlab::ad::dualrev {
 // The job of a constant: a scalar that is no node (paper 003 section 10's "sentinel" for `r`).
 inline constexpr std::uint32_t kConstantJob = 0xffffffffu;
 
+// A job ID is the recording's tag (top 8 bits) and the job's index in the recording (decision
+// 146): a scalar kept from an earlier recording, or from another tape, carries another tag, so
+// using it is an error instead of an edge to whatever node now has its index. Tags run through
+// 0..254 process-wide, so only a scalar 255 recordings old can pass unnoticed.
+inline constexpr unsigned kJobIndexBits = 24;
+inline constexpr std::uint32_t kJobIndexMask = (1u << kJobIndexBits) - 1;
+inline constexpr std::uint32_t kJobTags = 255;  // tag 255 with index 2^24 - 1 is kConstantJob
+inline constexpr std::uint32_t job_index(std::uint32_t job) {
+  return job & kJobIndexMask;
+}
+inline constexpr std::uint32_t job_tag(std::uint32_t job) {
+  return job & ~kJobIndexMask;
+}
+
 // A compound ID (paper 003 section 12): a job and a sequence number within it.
 struct NodeId {
   std::uint32_t job = kConstantJob;
   std::uint32_t seq = 0;
   bool is_constant() const { return job == kConstantJob; }
+  std::uint32_t job_index() const { return dualrev::job_index(job); }
   // Lexicographic key; job IDs are allocated in a linear extension of the job order, so the key
   // order extends the compound-ID order <=c (the staged-map resolver pops the highest key).
   std::uint64_t key() const { return (std::uint64_t{job} << 32) | seq; }
@@ -115,7 +130,8 @@ class NodeStore {
   const NodeId& far(std::uint32_t t) const { return far_[t & ~kFar]; }
 
  private:
-  [[gnu::noinline]] std::uint32_t far_index(NodeId target);  // rare: kept out of the hot path
+  // Rare, so out of the hot path; throws for a target of another recording (decision 146).
+  [[gnu::noinline]] std::uint32_t far_index(NodeId target);
   void grow_ids();
   void grow_edges(std::size_t k);
 
@@ -234,16 +250,24 @@ class Tape {
   // The accumulated cotangent of a node after resolve (for naive: leaves only); 0 for constants.
   double adjoint(NodeId id) const {
     if (id.is_constant()) return 0;
-    if (id.job >= live_jobs_ || id.seq >= jobs_[id.job]->adj.size()) [[unlikely]]
+    const Job* j = live_job(id.job);
+    if (!j || id.seq >= j->adj.size()) [[unlikely]]
       return adjoint_slow(id);
-    return jobs_[id.job]->adj[id.seq];
+    return j->adj[id.seq];
+  }
+  // The job of this recording with ID `job`; null for a job of another recording or tape.
+  const Job* live_job(std::uint32_t job) const {
+    const std::uint32_t k = job_index(job);
+    return job_tag(job) == tag_ && k < live_jobs_ ? jobs_[k] : nullptr;
   }
 
   std::size_t num_jobs() const { return live_jobs_; }
   std::int64_t num_nodes() const;
   std::int64_t num_edges() const;  // contributions recorded (non-constant targets)
   std::int64_t partial_ops() const;
-  Job& job(std::uint32_t id) const { return *jobs_[id]; }
+  // The job with index k in this recording (job_index of a job ID; tests and resolvers).
+  Job& job(std::uint32_t k) const { return *jobs_[k]; }
+  std::uint32_t tag() const { return tag_; }  // this recording's tag, in place (job_tag)
   Job* terminal() const { return terminal_; }
   ThreadPool* pool() const { return pool_.get(); }
   const TapeOptions& options() const { return options_; }
@@ -259,7 +283,8 @@ class Tape {
     std::size_t used = 0;
   };
 
-  // A job ID, in creation order; the job is bound later by the thread that records it.
+  // A job ID (tag_ | index), in creation order; the job is bound later by the thread that
+  // records it.
   std::uint32_t new_job_id();
   // Binds `id` to one of this thread's Job objects, cleared (keeping its memory).
   Job* bind_job(std::uint32_t id, std::uint32_t depth, History h);
@@ -275,7 +300,8 @@ class Tape {
   std::unique_ptr<ThreadJobs[]> thread_jobs_;  // per pool thread index
   std::vector<Job*> jobs_;                     // by job ID: [0, live_jobs_) this recording's
   std::size_t live_jobs_ = 0;
-  SpinLock jobs_lock_;  // guards jobs_ and live_jobs_ while recording
+  std::uint32_t tag_ = 0;  // this recording's, in place: job_tag of its job IDs
+  SpinLock jobs_lock_;     // guards jobs_ and live_jobs_ while recording
   Job* terminal_ = nullptr;
   Job* saved_cursor_ = nullptr;  // the thread's cursor before start()
   bool recording_ = false;

@@ -49,8 +49,8 @@ class TapeResolver {
 
  private:
   void far(NodeId target, double v, std::uint32_t depth, Outbox* out) {
-    if (depth_[target.job] >= depth)
-      adj_[target.job][target.seq] += v;
+    if (depth_[target.job_index()] >= depth)
+      adj_[target.job_index()][target.seq] += v;
     else
       out->push_back(Far{target, v});  // depth > 0 here, so an enclosing task gave an outbox
   }
@@ -62,11 +62,11 @@ class TapeResolver {
     sweep_nodes<1>(ns, j.adj.data(), 0,
                    [&](std::uint32_t t, double v) { far(ns.far(t), v, depth, out); });
     if (visits_) {
-      auto& v = (*visits_)[j.id];
+      auto& v = (*visits_)[job_index(j.id)];
       for (std::size_t i = 0; i < ns.size(); ++i) ++v[i];
-      edges_done_[j.id] += static_cast<std::int64_t>(ns.num_edges());
+      edges_done_[job_index(j.id)] += static_cast<std::int64_t>(ns.num_edges());
       const ThreadPool* pool = tape_.pool();
-      off_thread_[j.id] = (pool ? pool->current_thread() : 0) != j.thread;
+      off_thread_[job_index(j.id)] = (pool ? pool->current_thread() : 0) != j.thread;
     }
   }
 
@@ -139,7 +139,7 @@ void zero_adjoints(Tape& t) {
 }
 
 void resolve_tape(Tape& t, const ResolveOptions& o, ResolveStats& s, Visits* visits) {
-  for (const auto& [id, v] : t.seeds()) t.job(id.job).adj[id.seq] += v;
+  for (const auto& [id, v] : t.seeds()) t.job(id.job_index()).adj[id.seq] += v;
   if (t.num_jobs() == 1 && !visits) {
     resolve_single_job(t.job(0));  // no forks: no job graph to walk
   } else {

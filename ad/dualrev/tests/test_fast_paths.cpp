@@ -75,7 +75,7 @@ TEST_CASE(
     CHECK(ns.end_edge(i) - ns.first_edge(i) == 2);  // only x_i and y_i are stored
     auto e = ns.edges_of(i);
     REQUIRE(e.size() == 3);  // the implicit edge comes first, as s came first in s + x_i y_i
-    CHECK(e[0].target == NodeId{0, static_cast<std::uint32_t>(i - 1)});
+    CHECK(e[0].target == NodeId{t.job(0).id, static_cast<std::uint32_t>(i - 1)});
     CHECK(e[0].partial == 1.0);
   }
   CHECK(t.num_edges() == 2 + 3 * 3);  // implicit edges count
@@ -125,7 +125,7 @@ TEST_CASE("003 section 7 dot product, aliasing: self-accumulation s += s * x", "
   CHECK_FALSE(t.job(0).nodes.has_chain(4));
   auto e = t.job(0).nodes.edges_of(4);
   REQUIRE(e.size() == 2);
-  CHECK(e[0].target == NodeId{0, 3});
+  CHECK(e[0].target == NodeId{t.job(0).id, 3});
   CHECK(e[0].partial == 6.0);  // 1 + x2
 }
 
@@ -248,7 +248,7 @@ TEST_CASE("paper 003 section 10 Interleave: make_inputs gives consecutive IDs", 
     y = x[0] * x[1] + x[2] * before;
   }
   for (std::uint32_t k = 0; k < 3; ++k) {
-    CHECK(x[k].id() == NodeId{0, k + 1});
+    CHECK(x[k].id() == NodeId{t.job(0).id, k + 1});
     CHECK(x[k].value() == v[k]);
     CHECK(t.job(0).nodes.edges_of(k + 1).empty());
   }
@@ -285,7 +285,7 @@ TEST_CASE("paper 003 section 10.1 read_adjoints agrees with adjoint() across job
   for (std::size_t k = 0; k < 6; ++k) CHECK(g[k] == t.adjoint(all[k].id()));
   CHECK(g[0] == 2 * 2.0 * 3.0 + 3.0 * 3.0);  // out = x y (x + y): 2 x y + y^2
   CHECK(g[3] == 0.0);
-  const Dual unknown[1] = {Dual(1.0, NodeId{0, 99})};
+  const Dual unknown[1] = {Dual(1.0, NodeId{t.job(0).id, 99})};
   CHECK_THROWS_AS(read_adjoints(t, unknown, 1, g), Error);
 }
 
@@ -376,7 +376,7 @@ TEST_CASE("paper 003 section 7 vector sweep: more than 8 outputs, constants, cha
     double out[1];
     CHECK_THROWS_AS(te.jacobian_rows(ids, ids, out), Error);
   }
-  const NodeId bad[1] = {NodeId{0, 5}};
+  const NodeId bad[1] = {NodeId{te.job(0).id, 5}};
   const NodeId good[1] = {a.id()};
   double out[1];
   CHECK_THROWS_AS(te.jacobian_rows(bad, good, out), Error);
@@ -405,7 +405,7 @@ TEST_CASE("003 section 10.3 sweep skips the edgeless inputs, a chain never stand
   CHECK_FALSE(ns.has_chain(3));
   auto e = ns.edges_of(3);
   REQUIRE(e.size() == 1);
-  CHECK(e[0].target == NodeId{0, 2});
+  CHECK(e[0].target == NodeId{t.job(0).id, 2});
   CHECK(e[0].partial == 1.0);
   for (Variant v : kVariants) {
     INFO("variant " << variant_name(v));
@@ -458,15 +458,15 @@ TEST_CASE(
   }
   const auto ey = t.job(0).nodes.edges_of(2);
   REQUIRE(ey.size() == 2);
-  CHECK(ey[0].target == NodeId{0, 0});
+  CHECK(ey[0].target == NodeId{t.job(0).id, 0});
   CHECK(ey[0].partial == 5.0);
-  CHECK(ey[1].target == NodeId{0, 1});
+  CHECK(ey[1].target == NodeId{t.job(0).id, 1});
   CHECK(ey[1].partial == 1.0);
   const auto ez = t.job(0).nodes.edges_of(3);
   REQUIRE(ez.size() == 2);
-  CHECK(ez[0].target == NodeId{0, 2});
+  CHECK(ez[0].target == NodeId{t.job(0).id, 2});
   CHECK(ez[0].partial == 1.0);
-  CHECK(ez[1].target == NodeId{0, 0});
+  CHECK(ez[1].target == NodeId{t.job(0).id, 0});
   CHECK(ez[1].partial == 5.0);
   // out = x y (x + y) + x, whose three terms are number 0 of three jobs (two subtasks, the
   // parent): d/dx = 2 x y + y^2 + 1, d/dy = x^2 + 2 x y.

@@ -53,9 +53,9 @@ TEST_CASE("003 section 4 running example, statement nodes: x * (x + y) as one st
   CHECK(t.num_nodes() == 3);
   auto out = t.job(0).nodes.edges_of(2);
   REQUIRE(out.size() == 2);
-  CHECK(out[0].target == NodeId{0, 0});
+  CHECK(out[0].target == NodeId{t.job(0).id, 0});
   CHECK(out[0].partial == 37.0);
-  CHECK(out[1].target == NodeId{0, 1});
+  CHECK(out[1].target == NodeId{t.job(0).id, 1});
   CHECK(out[1].partial == 12.0);
 }
 
