@@ -411,10 +411,13 @@ Scalar Emitter::reduce(const Reduce& r, Expr self) {
       std::string n = fresh("n"), i = fresh(var_name(r.dom.vars[0]));
       line("const i64 " + n + " = " + index(r.dom.bounds[0]) + ";");
       line("adlab_rt::ParallelFailure " + pf + ";");
-      // A sum's region keeps `parallel if`: a chunk lambda made the large sums ~10x slower
-      // (dot, n = 10^6: 0.35 -> 4 ms), so small sums still pay the region entry (decision 138).
-      line("#pragma omp parallel reduction(+ : " + acc + ", " + terms + ") if (" + n +
-           " >= 65536)");
+      // The region is entered only above the threshold; below it the same block runs as plain
+      // code (chunk gives this thread the whole range, as a one-thread region did), so results
+      // are bit-identical. Not `parallel if (cond)`, which enters a region anyway (decision
+      // 138), and not a lambda, which made dot's large sum ~10x slower (decision 147).
+      line("if (" + n + " >= 65536) {");
+      line("#pragma omp parallel reduction(+ : " + acc + ", " + terms + ")");
+      const std::size_t block_from = body_.str().size();
       line("{");
       line("i64 " + i + "_lo, " + i + "_hi;");
       line("adlab_rt::chunk(" + n + ", " + i + "_lo, " + i + "_hi);");
@@ -447,6 +450,10 @@ Scalar Emitter::reduce(const Reduce& r, Expr self) {
       line("} catch (const adlab_rt::Failure& f) {");
       line(pf + ".note(" + i + ", f);");
       line("}");
+      line("}");
+      const std::string block = body_.str().substr(block_from);
+      line("} else {");
+      body_ << block;
       line("}");
       line(pf + ".rethrow();");
     } else {
