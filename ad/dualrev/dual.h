@@ -456,7 +456,9 @@ inline Dual lgamma(const Dual& x) {
 // x > 0; at x = 0 the limit 0 is used)
 inline Dual pow(const Dual& x, const Dual& y) {
   const double p = std::pow(x.value(), y.value());
-  const double dx = x.is_constant() ? 0.0 : y.value() * std::pow(x.value(), y.value() - 1);
+  // y = 0: x^0 is constant in x (the formula would give 0 * 0^-1 = NaN at x = 0)
+  const double dx =
+      x.is_constant() || y.value() == 0 ? 0.0 : y.value() * std::pow(x.value(), y.value() - 1);
   const double dy = y.is_constant() ? 0.0 : (x.value() == 0 ? 0.0 : p * std::log(x.value()));
   return detail::join<true>(p, x, dx, y, dy, 4);
 }

@@ -200,6 +200,11 @@ void Tape::start() {
 
 void Tape::stop() {
   if (!recording_) throw Error("dualrev: the tape is not recording");
+  // Recordings on one thread nest: the innermost stops first (its cursor is this thread's).
+  if (!tl_job || tl_job->tape != this)
+    throw Error(
+        "dualrev: stop() of a tape while another tape's recording, started after it on "
+        "this thread, is still open: stop the inner one first");
   terminal_ = tl_job;
   close_job(*terminal_);
   tl_job = saved_cursor_;
@@ -272,7 +277,7 @@ void Tape::check_id(NodeId id) const {
 }
 
 void Tape::seed(NodeId id, double cotangent) {
-  if (recording_) throw Error("dualrev: seed after the recording stopped");
+  if (recording_) throw Error("dualrev: seed while the tape is still recording (stop it first)");
   if (id.is_constant()) return;  // a constant output contributes nothing
   check_id(id);
   seeds_.emplace_back(id, cotangent);

@@ -5,6 +5,7 @@
 
 #include "ad/dualrev/resolvers.h"
 #include "ad/dualrev/sweep.h"
+#include "ir/error.h"
 
 namespace adlab::ad::dualrev::detail {
 
@@ -26,10 +27,28 @@ using Outbox = std::vector<Far>;
 class TapeResolver {
  public:
   TapeResolver(Tape& t, Visits* visits)
-      : tape_(t), visits_(visits), edges_done_(t.num_jobs(), 0), off_thread_(t.num_jobs(), 0) {
+      : tape_(t),
+        visits_(visits),
+        edges_done_(t.num_jobs(), 0),
+        off_thread_(t.num_jobs(), 0),
+        task_(t.num_jobs(), 0),
+        parent_task_(t.num_jobs(), kNoTask),
+        resolved_(t.num_jobs(), 0) {
+    // The task tree (decision 148): a task is named by its first job; a join job continues its
+    // parent's task, and the subtasks it joins are children of that task. Job indices are a
+    // linear extension of the job order, so a join's subtasks are numbered before it.
     for (std::size_t k = 0; k < t.num_jobs(); ++k) {
+      const Job& j = t.job(static_cast<std::uint32_t>(k));
       adj_.push_back(t.job(static_cast<std::uint32_t>(k)).adj.data());
-      depth_.push_back(t.job(static_cast<std::uint32_t>(k)).depth);
+      depth_.push_back(j.depth);
+      if (!j.history.is_fork()) {
+        task_[k] = static_cast<std::uint32_t>(k);
+        continue;
+      }
+      const std::uint32_t parent = task_[job_index(j.history.prev->id)];
+      task_[k] = parent;
+      parent_task_[task_[job_index(j.history.left->id)]] = parent;
+      parent_task_[task_[job_index(j.history.right->id)]] = parent;
     }
   }
 
@@ -48,19 +67,41 @@ class TapeResolver {
   }
 
  private:
-  void far(NodeId target, double v, std::uint32_t depth, Outbox* out) {
-    if (depth_[target.job_index()] >= depth)
-      adj_[target.job_index()][target.seq] += v;
-    else
+  // A contribution to another job is added at once only when that job lies in `task` (the task
+  // being resolved at `depth`) or in a task nested in it: only this thread reaches those jobs
+  // now. Anything else goes up through the outbox (decision 148; comparing depths alone let two
+  // sibling subtasks add into a job of an earlier subtask at once, a race).
+  void far(NodeId target, double v, std::uint32_t task, std::uint32_t depth, Outbox* out) {
+    const std::uint32_t k = target.job_index();
+    std::uint32_t t = task_[k];
+    while (depth_[t] > depth) {
+      t = parent_task_[t];
+      if (t == kNoTask) [[unlikely]]
+        throw Error(
+            "dualrev: a scalar made inside a fork whose recording was abandoned (a side threw) "
+            "was used after it: it has no place in the job graph");
+    }
+    if (t != task) {
       out->push_back(Far{target, v});  // depth > 0 here, so an enclosing task gave an outbox
+      return;
+    }
+    // The job order puts every target before its user, so it is still unresolved; a resolved
+    // one was reached from the other side of a fork (paper 003's |*| keeps the sides apart).
+    if (resolved_[k]) [[unlikely]]
+      throw Error(
+          "dualrev: a scalar made in one side of a fork was used in the other side; the sides "
+          "must not exchange scalars (pass it out through the join)");
+    adj_[k][target.seq] += v;
   }
 
   // resolveJob: sequence numbers descending, each node's contributions applied once.
   void resolve_job(Job& j, Outbox* out) {
     const NodeStore& ns = j.nodes;
     const std::uint32_t depth = j.depth;
+    const std::uint32_t task = task_[job_index(j.id)];
     sweep_nodes<1>(ns, j.adj.data(), 0,
-                   [&](std::uint32_t t, double v) { far(ns.far(t), v, depth, out); });
+                   [&](std::uint32_t t, double v) { far(ns.far(t), v, task, depth, out); });
+    resolved_[job_index(j.id)] = 1;
     if (visits_) {
       auto& v = (*visits_)[job_index(j.id)];
       for (std::size_t i = 0; i < ns.size(); ++i) ++v[i];
@@ -87,8 +128,9 @@ class TapeResolver {
         resolve_task(l, &left);
         resolve_task(r, &right);
       }
+      const std::uint32_t task = task_[job_index(j->id)];  // the join continues prev's task
       for (const Outbox* box : {&left, &right})
-        for (const Far& f : *box) far(f.target, f.value, j->depth, out);
+        for (const Far& f : *box) far(f.target, f.value, task, j->depth, out);
       j = j->history.prev;
     }
   }
@@ -99,6 +141,10 @@ class TapeResolver {
   std::vector<std::uint32_t> depth_;
   std::vector<std::int64_t> edges_done_;  // per job, written only by the thread resolving it
   std::vector<std::int64_t> off_thread_;  // per job, likewise: resolved off its recording thread
+  static constexpr std::uint32_t kNoTask = 0xffffffffu;
+  std::vector<std::uint32_t> task_;         // per job: its task's first job
+  std::vector<std::uint32_t> parent_task_;  // per task's first job: the enclosing task
+  std::vector<char> resolved_;              // per job, written by the thread resolving it
 };
 
 // The sequential case (paper 003 section 10.3: "SResolve then just loops the array backwards").

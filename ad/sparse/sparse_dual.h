@@ -246,7 +246,9 @@ inline SparseDual lgamma(const SparseDual& x) {
 // limit 0 is used)
 inline SparseDual pow(const SparseDual& x, const SparseDual& y) {
   const double p = std::pow(x.value(), y.value());
-  const double dx = x.is_constant() ? 0.0 : y.value() * std::pow(x.value(), y.value() - 1);
+  // y = 0: x^0 is constant in x (the formula would give 0 * 0^-1 = NaN at x = 0)
+  const double dx =
+      x.is_constant() || y.value() == 0 ? 0.0 : y.value() * std::pow(x.value(), y.value() - 1);
   const double dy = y.is_constant() ? 0.0 : (x.value() == 0 ? 0.0 : p * std::log(x.value()));
   return SparseDual::chain2(p, x, dx, y, dy);
 }

@@ -268,3 +268,35 @@ TEST_CASE("dualrev errors: a Dual operation with no recording is an adlab::Error
                     Catch::Contains("not recorded on this tape"));
   CHECK_THROWS_WITH(parse_variant("fast"), Catch::Contains("unknown variant"));
 }
+
+TEST_CASE("dualrev pow: partials (y x^(y-1), x^y log x) and at y = 0 the x partial is 0, not NaN",
+          "[dualrev]") {
+  check_all([](const std::vector<Dual>& v) { return pow(v[0], v[1]); }, {2.0, 3.0},
+            {12.0, 8.0 * std::log(2.0)});
+  // x^0 = 1 for every x: before, 0 * 0^-1 made the gradient NaN at x = 0.
+  check_all([](const std::vector<Dual>& v) { return pow(v[0], Dual(0.0)) * v[0]; }, {0.0}, {1.0});
+  check_all([](const std::vector<Dual>& v) { return pow(v[0], v[1] * 0.0); }, {0.0, 2.0},
+            {0.0, 0.0});
+}
+
+TEST_CASE("dualrev: recordings on one thread nest and stopping the outer one first is an error",
+          "[dualrev]") {
+  Tape outer, inner;
+  outer.start();
+  inner.start();
+  CHECK_THROWS_WITH(outer.stop(), Catch::Contains("stop the inner one first"));
+  CHECK(outer.recording());
+  inner.stop();
+  outer.stop();
+  CHECK(tl_job == nullptr);
+  Dual x, y;
+  {
+    Recording r(outer);
+    x = make_input(2.0);
+    y = x * x;
+    CHECK_THROWS_WITH(outer.seed(y.id(), 1.0), Catch::Contains("still recording"));
+  }
+  outer.seed(y.id(), 1.0);
+  outer.resolve();
+  CHECK(outer.adjoint(x.id()) == 4.0);
+}
