@@ -1,6 +1,7 @@
 // IR -> C++ for the cpu backend: domains, gen, reductions, scan, loop and scatter (DESIGN 2.2,
 // 2.3), with OpenMP on the outermost gen and sum and contractions sent to the Eigen kernels.
 #include <algorithm>
+#include <stdexcept>
 
 #include "backends/cpu/codegen_impl.h"
 #include "ir/context.h"
@@ -298,7 +299,9 @@ std::string Emitter::gen(const Gen& g, Expr self) {
     for (std::size_t k = 1; k < outer.size(); ++k) work += " * " + outer[k];
     // One try per thread's chunk: a try inside the loop would keep it from being optimised.
     // The chunk is a lambda entered by a parallel region only above the threshold (decision 138).
-    line("auto " + region + " = [&]() {");
+    // `split`: inside the region just entered, this thread's share; otherwise the whole range
+    // (chunk would split by an enclosing region's team if the unit ran inside one).
+    line("auto " + region + " = [&](bool split) {");
   }
   auto saved = names;
   auto saved_bounds = var_bound;  // scopes: an inner binder may shadow
@@ -308,7 +311,8 @@ std::string Emitter::gen(const Gen& g, Expr self) {
     std::string i = fresh(var_name(g.dom.vars[k]));
     if (k == 0 && par) {
       line("i64 " + i + "_lo, " + i + "_hi;");
-      line("adlab_rt::chunk(" + outer[0] + ", " + i + "_lo, " + i + "_hi);");
+      line("if (split) adlab_rt::chunk(" + outer[0] + ", " + i + "_lo, " + i + "_hi);");
+      line("else " + i + "_lo = 0, " + i + "_hi = " + outer[0] + ";");
       line("i64 " + i + " = " + i + "_lo;");
       line("try {");
       line("for (; " + i + " < " + i + "_hi; ++" + i + ") {");
@@ -352,9 +356,9 @@ std::string Emitter::gen(const Gen& g, Expr self) {
       // it with a futex wake-up, a system call of about 1.5 us here (decision 138).
       line("if (" + work + " >= 2048) {");
       line("#pragma omp parallel");
-      line(region + "();");
+      line(region + "(true);");
       line("} else {");
-      line(region + "();");
+      line(region + "(false);");
       line("}");
     }
   }
@@ -451,7 +455,12 @@ Scalar Emitter::reduce(const Reduce& r, Expr self) {
       line(pf + ".note(" + i + ", f);");
       line("}");
       line("}");
-      const std::string block = body_.str().substr(block_from);
+      std::string block = body_.str().substr(block_from);
+      // The plain copy takes the whole range itself rather than from chunk (see gen above).
+      const std::string split = "adlab_rt::chunk(" + n + ", " + i + "_lo, " + i + "_hi);";
+      const std::size_t at = block.find(split);
+      if (at == std::string::npos) throw std::logic_error("cpu codegen: sum block without chunk");
+      block.replace(at, split.size(), i + "_lo = 0, " + i + "_hi = " + n + ";");
       line("} else {");
       body_ << block;
       line("}");

@@ -2,6 +2,7 @@
 // the cache and declined constructs (DESIGN 5).
 #include <catch2/catch.hpp>
 
+#include <omp.h>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -222,5 +223,33 @@ func banded(x: f64[n]) -> f64[n] {
     auto got = BackendRegistry::instance().get("cpu").compile(m.entry(f), {})->run(in);
     CHECK(got[0].values == want[0].values);  // skipped points are strong zeros: exact
     CHECK(cpu::generate(*m.entry(f)).source.find("std::min<i64>") != std::string::npos);
+  }
+}
+
+TEST_CASE("cpu backend: a unit called inside the caller's OpenMP region computes whole loops",
+          "[cpu]") {
+  // Below the thresholds the gen and the sum run without entering a region (decisions 138,
+  // 147); they must then take the whole range, not this thread's share of the caller's team.
+  std::vector<double> x(100);
+  for (std::size_t k = 0; k < x.size(); ++k) x[k] = std::sin(0.3 * static_cast<double>(k));
+  const std::vector<ir::Tensor> in = {vec(x)};
+  const auto want = run("interp", "pairs", in);
+  auto exe = test::compile_for_test("cpu", function("pairs"));
+  std::vector<std::vector<ir::Tensor>> got(2);
+  int team = 0;
+#pragma omp parallel num_threads(2)
+  {
+#pragma omp critical
+    {
+      team = omp_get_num_threads();
+      got[static_cast<std::size_t>(omp_get_thread_num())] = exe->run(in);
+    }
+  }
+  if (team < 2) WARN("OpenMP gave the caller's region one thread: nothing to split");
+  for (const auto& out : got) {
+    if (out.empty()) continue;
+    REQUIRE(out.size() == want.size());
+    CHECK(std::fabs(out[0].values[0] - want[0].values[0]) <= 1e-12 * std::fabs(want[0].values[0]));
+    CHECK(out[1].values == want[1].values);  // the scan: element by element
   }
 }
