@@ -26,11 +26,42 @@ std::vector<double> flatten(const std::vector<ir::Tensor>& ts) {
   return out;
 }
 
+std::string shape_str(const std::vector<std::int64_t>& shape) {
+  std::string s = "[";
+  for (std::size_t k = 0; k < shape.size(); ++k) s += (k ? ", " : "") + std::to_string(shape[k]);
+  return s + "]";
+}
+
 std::size_t result_count(const ir::Function& f) {
   return f.results.size();
 }
 
 }  // namespace
+
+std::string structure_mismatch(const std::vector<ir::Tensor>& got, const Layout& layout,
+                               const std::vector<ir::Tensor>& like, const char* what) {
+  std::vector<const ir::Tensor*> floating;
+  for (const auto& t : got)
+    if (ir::is_float(t.elem)) floating.push_back(&t);
+  if (floating.size() != layout.blocks.size())
+    return "the derivative has " + std::to_string(floating.size()) + " floating outputs where " +
+           std::to_string(layout.blocks.size()) + " (one per " + what + ") were expected";
+  for (std::size_t k = 0; k < floating.size(); ++k) {
+    const Block& b = layout.blocks[k];
+    const ir::Tensor& g = *floating[k];
+    const std::string name = "the derivative output for " + b.name;
+    if (g.shape != b.shape)
+      return name + " has shape " + shape_str(g.shape) + " where " + shape_str(b.shape) +
+             " was expected";
+    if (g.storage != b.storage) return name + " has another storage than " + b.name;
+    if (b.storage != ir::Storage::Dense && b.index < like.size()) {
+      const ir::Tensor& t = like[b.index];
+      if (g.row_ptr != t.row_ptr || g.col_idx != t.col_idx || g.coords != t.coords)
+        return name + " stores its entries at other coordinates than " + b.name;
+    }
+  }
+  return "";
+}
 
 ModeRun run_mode(const EntryContext& ctx, backends::Executable& exe, ad::Mode mode,
                  const std::vector<double>& dir) {
@@ -59,6 +90,18 @@ ModeRun run_mode(const EntryContext& ctx, backends::Executable& exe, ad::Mode mo
     rest.erase(rest.begin(), rest.end() - static_cast<std::ptrdiff_t>(nw));
   }
   r.derivative = flatten(rest);
+  switch (mode) {
+    case ad::Mode::Gradient:
+    case ad::Mode::Vjp:
+    case ad::Mode::Hvp:
+      r.structure_error = structure_mismatch(rest, in, ctx.inputs, "differentiated parameter");
+      break;
+    case ad::Mode::Jvp:
+      r.structure_error = structure_mismatch(rest, out, ctx.ref.results, "result");
+      break;
+    case ad::Mode::Jacobian:
+      break;  // one f64[outputs..., inputs...] block per pair: counted by the size check
+  }
   return r;
 }
 
@@ -173,6 +216,9 @@ void check_cell(const EntryContext& ctx, const ad::Strategy& s, const ad::Reques
       cell.status = Status::Fail;
       cell.detail = "the derivative has " + std::to_string(run.derivative.size()) +
                     " entries, the reference " + std::to_string(want.size());
+    } else if (!run.structure_error.empty()) {
+      cell.status = Status::Fail;
+      cell.detail = run.structure_error;
     } else {
       cell.status = c.pass ? Status::Pass : Status::Fail;
       std::size_t k = c.worst_index;

@@ -33,7 +33,16 @@ std::vector<double> random_direction(std::size_t n, std::uint64_t seed);
 struct ModeRun {
   std::vector<ir::Tensor> results;  // the primal part
   std::vector<double> derivative;   // flattened derivative part
+  // Why the derivative's tensors are not shaped like what they stand for; empty when they are.
+  std::string structure_error;
 };
+// Why the derivative's floating tensors are not one per block of `layout` with the block's shape
+// and storage, and for a sparse block the stored coordinates of the tensor it stands for
+// (`like`: the parameters or the results); empty when they are. The flattened values alone would
+// let a reshaped or mis-keyed derivative pass. `what` names a block ("differentiated parameter").
+std::string structure_mismatch(const std::vector<ir::Tensor>& got, const Layout& layout,
+                               const std::vector<ir::Tensor>& like, const char* what);
+
 ModeRun run_mode(const EntryContext& ctx, backends::Executable& exe, ad::Mode mode,
                  const std::vector<double>& dir);
 

@@ -49,11 +49,15 @@ namespace {
 
 std::vector<ad::Mode> entry_modes(const ir::SuiteEntry& e, const ir::Function& f) {
   std::vector<ad::Mode> modes;
-  for (const auto& m : e.modes) modes.push_back(ad::parse_mode(m));
-  if (modes.empty()) {
-    bool scalar = f.results.size() == 1 && f.results[0]->type.is_float_scalar();
-    modes.push_back(scalar ? ad::Mode::Gradient : ad::Mode::Jacobian);
+  const bool scalar = f.results.size() == 1 && f.results[0]->type.is_float_scalar();
+  for (const auto& m : e.modes) {
+    modes.push_back(ad::parse_mode(m));
+    // A manifest mistake, not a strategy's limit: as UNSUPPORTED it would pass unchecked.
+    if (!scalar && (modes.back() == ad::Mode::Gradient || modes.back() == ad::Mode::Hvp))
+      throw Error("manifest: mode " + m + " needs one floating scalar result, and " + e.id() +
+                  " does not return one (use jacobian, jvp or vjp)");
   }
+  if (modes.empty()) modes.push_back(scalar ? ad::Mode::Gradient : ad::Mode::Jacobian);
   return modes;
 }
 
@@ -118,10 +122,15 @@ void check_closed_form(const EntryContext& ctx, HarnessResult& r) {
     double primal_scale = ctx.ref.primal_scale();
     Comparison cmp = compare(got, ctx.ref.jacobian, c.tolerance, groups, primal_scale);
     c.worst_error = cmp.worst_error;
+    const std::string structure =
+        structure_mismatch(out, ctx.ref.in, ctx.inputs, "differentiated parameter");
     if (got.size() != ctx.ref.jacobian.size()) {
       c.status = Status::Fail;
       c.detail = "the closed form has " + std::to_string(got.size()) + " entries, the gradient " +
                  std::to_string(ctx.ref.jacobian.size());
+    } else if (!structure.empty()) {
+      c.status = Status::Fail;
+      c.detail = "closed form: " + structure;
     } else {
       c.status = cmp.pass ? Status::Pass : Status::Fail;
       c.where = ctx.ref.in.describe(cmp.worst_index, ctx.inputs);

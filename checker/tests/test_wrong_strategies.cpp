@@ -38,6 +38,10 @@ func sinx(x: f64[n]) -> f64 {
 func sinx_gradient(x: f64[n]) -> (f64, f64[n]) {
   return (sinx(x), gen[i < n] cos(x[i]) * x[i] + sin(x[i]))
 }
+# sinx's gradient, right values in the right order, shaped as a column (a wrong closed form).
+func sinx_gradient_column(x: f64[n]) -> f64[n, 1] {
+  return gen[i < n, j < 1] cos(x[i]) * x[i] + sin(x[i])
+}
 
 # A non-symmetric Jacobian: d sin((A x)_i) / d x_j = cos((A x)_i) A[i, j].
 func sinmv(A: f64[n, n], x: f64[n]) -> f64[n] {
@@ -197,6 +201,13 @@ void truncate(const std::vector<ir::Tensor>&, std::vector<ir::Tensor>& out, std:
   out.at(results).values.pop_back();
 }
 
+// The gradient with the right values in the right order, shaped [n, 1] instead of x's [n].
+void reshape_gradient(const std::vector<ir::Tensor>&, std::vector<ir::Tensor>& out,
+                      std::size_t results) {
+  ir::Tensor& d = out.at(results);
+  if (d.rank() == 1) d.shape = {d.shape[0], 1};
+}
+
 void identity(const std::vector<ir::Tensor>&, std::vector<ir::Tensor>&, std::size_t) {}
 
 // Adds the test strategies to the global registry once per process.
@@ -214,6 +225,7 @@ void register_test_strategies() {
   add("test_wrong_primal", perturb_primal);
   add("test_nan", nan_entry);
   add("test_truncated", truncate);
+  add("test_reshaped", reshape_gradient);
   if (!reg.find("test_throws")) reg.add(std::make_unique<ThrowingStrategy>());
   for (bool claim : {true, false}) {
     std::string name = claim ? "test_claims_cheap" : "test_no_cost_claim";
@@ -557,6 +569,50 @@ TEST_CASE("a cost bound fails only strategies that claim it (000 Thm 6.35)", "[u
   const Cell& free = cell(r, "sinx_bound", "test_no_cost_claim");
   CHECK(free.status == Status::Pass);
   CHECK_THAT(free.detail, Catch::Contains("not claimed by test_no_cost_claim"));
+}
+
+}  // namespace
+}  // namespace adlab::checker
+
+namespace adlab::checker {
+namespace {
+
+TEST_CASE("a gradient with the right values but another shape than its parameter fails", "[unit]") {
+  // The flattened values agree with the reference; only the tensor's shape is wrong.
+  HarnessResult r = run({"test_reshaped"}, "/sinx");
+  const Cell& c = cell(r, "/sinx", "test_reshaped");
+  INFO(describe(c));
+  CHECK(c.status == Status::Fail);
+  CHECK(c.detail.find("has shape [5, 1] where [5] was expected") != std::string::npos);
+  CHECK_FALSE(r.ok());
+}
+
+TEST_CASE("gradient mode on a vector-valued function is a manifest ERROR, not UNSUPPORTED",
+          "[unit]") {
+  nlohmann::json e =
+      entry("sinmv_gradient", "sinmv", 3, {{"A", normal()}, {"x", normal()}}, "gradient");
+  const std::string m = tiny_suite().write_manifest("bad_mode", {e});
+  HarnessResult r = run({"test_oracle"}, "", m);
+  const Cell& c = cell(r, "/sinmv_gradient", "test_oracle");
+  INFO(describe(c));
+  CHECK(c.status == Status::Error);
+  CHECK(c.detail.find("manifest: mode gradient needs one floating scalar result") !=
+        std::string::npos);
+  CHECK_FALSE(r.ok());
+}
+
+TEST_CASE("a closed-form gradient with the right values but another shape fails", "[unit]") {
+  nlohmann::json e = entry("sinx_column", "sinx", 5, {{"x", normal()}}, "gradient");
+  e["expected"] = {{"gradient", "sinx_gradient_column"}};
+  const std::string m = tiny_suite().write_manifest("column", {e});
+  HarnessResult r = run({"test_oracle"}, "", m);
+  REQUIRE(r.closed_forms.size() == 1);
+  const auto& c = r.closed_forms[0];
+  INFO(c.detail);
+  CHECK(c.status == Status::Fail);
+  CHECK(c.detail.find("has shape [5, 1] where [5] was expected") != std::string::npos);
+  check_passes(cell(r, "/sinx_column", "test_oracle"));
+  CHECK_FALSE(r.ok());
 }
 
 }  // namespace
