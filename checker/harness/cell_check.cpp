@@ -87,6 +87,9 @@ ModeRun run_mode(const EntryContext& ctx, backends::Executable& exe, ad::Mode mo
     std::size_t nw = in.blocks.size();
     if (rest.size() < 2 * nw + 1)
       throw Error("an hvp returns the gradient, its tangent and the Hessian-vector product");
+    r.hvp_gradient = flatten({rest.begin(), rest.begin() + static_cast<std::ptrdiff_t>(nw)});
+    r.hvp_tangent = flatten({rest.begin() + static_cast<std::ptrdiff_t>(nw),
+                             rest.end() - static_cast<std::ptrdiff_t>(nw)});
     rest.erase(rest.begin(), rest.end() - static_cast<std::ptrdiff_t>(nw));
   }
   r.derivative = flatten(rest);
@@ -104,6 +107,38 @@ ModeRun run_mode(const EntryContext& ctx, backends::Executable& exe, ad::Mode mo
   }
   return r;
 }
+
+namespace {
+// An hvp returns the gradient and its tangent df = grad . dir before the Hessian-vector product;
+// they must be right too (empty when they are, or when the mode is not hvp).
+std::string hvp_companion_mismatch(const EntryContext& ctx, const ModeRun& run,
+                                   const std::vector<double>& dir, double tolerance, Cell& cell) {
+  if (run.hvp_gradient.empty() && run.hvp_tangent.empty()) return "";
+  const Reference& ref = ctx.ref;
+  std::vector<std::size_t> groups;
+  for (const auto& b : ref.in.blocks) groups.push_back(b.count);
+  Comparison g = compare(run.hvp_gradient, ref.jacobian, tolerance, groups, ref.primal_scale());
+  if (!g.pass || run.hvp_gradient.size() != ref.jacobian.size()) {
+    cell.worst_error = g.worst_error;
+    cell.got = g.got;
+    cell.want = g.want;
+    cell.where = ref.in.describe(g.worst_index, ctx.inputs) + " (the hvp's gradient)";
+    return "the gradient an hvp returns differs from the reference at " + cell.where;
+  }
+  mp50 df(0);
+  for (std::size_t j = 0; j < dir.size() && j < ref.jacobian.size(); ++j)
+    df += ref.jacobian[j] * mp50(dir[j]);
+  Comparison t = compare(run.hvp_tangent, {df}, tolerance, {}, ref.primal_scale());
+  if (!t.pass) {
+    cell.worst_error = t.worst_error;
+    cell.got = t.got;
+    cell.want = t.want;
+    cell.where = "df (the hvp's tangent of the result)";
+    return "the tangent of the result an hvp returns differs from grad . v";
+  }
+  return "";
+}
+}  // namespace
 
 void check_cell(const EntryContext& ctx, const ad::Strategy& s, const ad::Request& req,
                 const std::string& backend, Cell& cell) {
@@ -206,6 +241,10 @@ void check_cell(const EntryContext& ctx, const ad::Strategy& s, const ad::Reques
     cell.got = pc.got;
     cell.want = pc.want;
     cell.detail = "the primal result differs from the reference";
+  } else if (std::string part = hvp_companion_mismatch(ctx, run, dir, tol.value, cell);
+             !part.empty()) {
+    cell.status = Status::Fail;
+    cell.detail = part;
   } else {
     double primal_scale = ref.primal_scale();
     Comparison c = compare(run.derivative, want, tol.value, groups, primal_scale);

@@ -35,6 +35,8 @@ struct ModeRun {
   std::vector<double> derivative;   // flattened derivative part
   // Why the derivative's tensors are not shaped like what they stand for; empty when they are.
   std::string structure_error;
+  // hvp only: the gradient and its tangent df (the directional derivative) that come first.
+  std::vector<double> hvp_gradient, hvp_tangent;
 };
 // Why the derivative's floating tensors are not one per block of `layout` with the block's shape
 // and storage, and for a sparse block the stored coordinates of the tensor it stands for

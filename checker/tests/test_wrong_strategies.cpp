@@ -210,6 +210,37 @@ void reshape_gradient(const std::vector<ir::Tensor>&, std::vector<ir::Tensor>& o
 
 void identity(const std::vector<ir::Tensor>&, std::vector<ir::Tensor>&, std::size_t) {}
 
+// fwdvec's hvp with the gradient it returns first scaled by 1 + 1e-6; the Hessian-vector
+// product itself is left right.
+class WrongHvpGradientStrategy : public ad::Strategy {
+ public:
+  std::string_view name() const override { return "test_hvp_wrong_gradient"; }
+  std::string_view paper() const override { return "test"; }
+  ad::Capabilities capabilities() const override {
+    ad::Capabilities c = inner().capabilities();
+    c.modes = {ad::Mode::Hvp};
+    c.emits_ir = false;
+    return c;
+  }
+  ad::Derivative differentiate(const ir::FunctionPtr& f, const ad::Request& r) const override {
+    ad::Derivative d = inner().differentiate(f, r);
+    ad::Derivative out;
+    out.make_engine = [d, results = f->results.size()](const std::string& backend,
+                                                       const backends::Options& o) {
+      Corruption scale_gradient = [](const std::vector<ir::Tensor>&, std::vector<ir::Tensor>& y,
+                                     std::size_t nres) {
+        for (double& v : y.at(nres).values) v *= 1 + 1e-6;
+      };
+      return std::make_unique<CorruptedExecutable>(d.executable(backend, o), results,
+                                                   scale_gradient);
+    };
+    return out;
+  }
+
+ private:
+  static const ad::Strategy& inner() { return *ad::StrategyRegistry::instance().find("fwdvec"); }
+};
+
 // Adds the test strategies to the global registry once per process.
 void register_test_strategies() {
   auto& reg = ad::StrategyRegistry::instance();
@@ -227,6 +258,7 @@ void register_test_strategies() {
   add("test_truncated", truncate);
   add("test_reshaped", reshape_gradient);
   if (!reg.find("test_throws")) reg.add(std::make_unique<ThrowingStrategy>());
+  if (!reg.find("test_hvp_wrong_gradient")) reg.add(std::make_unique<WrongHvpGradientStrategy>());
   for (bool claim : {true, false}) {
     std::string name = claim ? "test_claims_cheap" : "test_no_cost_claim";
     if (!reg.find(name)) reg.add(std::make_unique<OracleStrategy>(name, nullptr, claim));
@@ -599,6 +631,18 @@ TEST_CASE("gradient mode on a vector-valued function is a manifest ERROR, not UN
   CHECK(c.detail.find("manifest: mode gradient needs one floating scalar result") !=
         std::string::npos);
   CHECK_FALSE(r.ok());
+}
+
+TEST_CASE("an hvp whose companion gradient is wrong fails though its Hv is right", "[unit]") {
+  nlohmann::json e = entry("sinx_hvp", "sinx", 5, {{"x", normal()}}, "hvp");
+  const std::string m = tiny_suite().write_manifest("hvp", {e});
+  HarnessResult r = run({"test_hvp_wrong_gradient", "fwdvec"}, "", m);
+  check_passes(cell(r, "/sinx_hvp", "fwdvec"));
+  const Cell& c = cell(r, "/sinx_hvp", "test_hvp_wrong_gradient");
+  INFO(describe(c));
+  CHECK(c.status == Status::Fail);
+  CHECK(c.detail.find("the gradient an hvp returns differs") != std::string::npos);
+  CHECK(c.worst_error == Approx(1e-6).epsilon(1e-3));
 }
 
 TEST_CASE("a closed-form gradient with the right values but another shape fails", "[unit]") {
