@@ -4,6 +4,7 @@
 #include "ir/builder.h"
 #include "ir/logic/smt_encoding.h"
 #include "ir/substitute.h"
+#include "ir/visitor.h"
 
 namespace adlab::ir::logic {
 
@@ -137,7 +138,28 @@ std::optional<bool> PredicateService::implies_fast(const std::vector<Expr>& fact
   return std::nullopt;
 }
 
+namespace {
+// True when some subterm has a floating type. The solver works over the reals, which float
+// arithmetic is not: `x + 1 == x` holds for x = 1e16 in double and for no real, so such a fact
+// would make the facts contradictory and every goal "implied" (decision 152).
+bool mentions_float(Expr e) {
+  std::vector<Expr> stack{e};
+  while (!stack.empty()) {
+    Expr t = stack.back();
+    stack.pop_back();
+    if (is_float(t->type.elem)) return true;
+    for (Expr c : children(t)) stack.push_back(c);
+  }
+  return false;
+}
+}  // namespace
+
 Answer PredicateService::implies_by_solver(const std::vector<Expr>& facts, Expr goal) {
+  // A goal about floats has no real-number proof that holds in double: not decided here.
+  if (mentions_float(goal)) {
+    ++stats_.unknown;
+    return Answer::Unknown;
+  }
   z3::context z;
   Encoder enc(z, Arith::Real);
   enc.symbols_for_free_vars();
@@ -147,6 +169,7 @@ Answer PredicateService::implies_by_solver(const std::vector<Expr>& facts, Expr 
   s.set(params);
   try {
     for (const auto& f : facts) {
+      if (mentions_float(f)) continue;  // dropping a fact only weakens what is implied
       SymValue v = enc.encode(f);
       s.add(v.defined() && v.value());
     }

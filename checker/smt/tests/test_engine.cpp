@@ -145,3 +145,24 @@ TEST_CASE("a rewrite keeps the type of the term it replaces", "[smt]") {
   CHECK(e.rewrite(t) == t);
   CHECK(simplify("[false] * y") == "0");
 }
+
+TEST_CASE("a float bracket is no real-number fact: [y + 1 == y] does not make [i == 0] true",
+          "[smt]") {
+  // y + 1 == y holds in double for y = 1e16 and for no real: read as a real fact it contradicted
+  // itself, every side condition followed, and eq-true rewrote [i == 0] to 1, so the program
+  // gave y instead of 0 at y = 1e16, i = 1 (decision 152).
+  const std::string out = simplify("[y + 1 == y] * ([i == 0] * y)");
+  INFO(out);
+  CHECK(out.find("i == 0") != std::string::npos);
+  // Integer facts still decide integer goals: [i == 0] makes i < 1 true.
+  const std::string kept = simplify("[i == 0] * ([i < 1] * y)");
+  INFO(kept);
+  CHECK(kept.find("i < 1") == std::string::npos);
+}
+
+TEST_CASE("bracket-exp-positive needs ?e > -700: exp underflows to 0 in double", "[smt]") {
+  // [0 < exp(y)] is 0 for y = -1000 in double; dropping it gave y instead of 0 (decision 152).
+  const std::string out = simplify("[0 < exp(y)] * y");
+  INFO(out);
+  CHECK(out.find("exp") != std::string::npos);
+}

@@ -59,10 +59,13 @@ const RuleTable& iverson_table() {
           {.name = "bracket-exp-positive",
            .lhs = "[0 < exp(?e)] * ?t",
            .rhs = "?t",
+           .when = "-700 < ?e",
            .domain = D::Real,
            .cite = "000 (4.30) with a fact about exp",
            .assume = "0 < exp(?e)",
-           .note = "exp is uninterpreted: its positivity is an assumption, printed with the proof"},
+           .note = "exp is uninterpreted: its positivity is an assumption, printed with the proof; "
+                   "in double exp underflows to 0 below about -745, so the rule needs ?e > -700 "
+                   "(decision 152)"},
           {.name = "and-true",
            .lhs = "?p && true",
            .rhs = "?p",
