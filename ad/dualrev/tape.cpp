@@ -137,7 +137,21 @@ Tape::Tape(TapeOptions o) : options_(o) {
 }
 
 Tape::~Tape() {
-  if (recording_ && tl_job && tl_job->tape == this) tl_job = saved_cursor_;
+  if (!recording_ || !tl_job) return;
+  if (tl_job->tape == this) {
+    tl_job = saved_cursor_;
+    return;
+  }
+  // Another tape's recording, nested inside this one, is still open on this thread: splice this
+  // tape out of the chain of saved cursors, so that the nested stop() restores what came before
+  // this tape instead of a job of it, freed now (decision 149).
+  for (Tape* t = tl_job->tape; t && t->recording_ && t->saved_cursor_;) {
+    if (t->saved_cursor_->tape == this) {
+      t->saved_cursor_ = saved_cursor_;
+      return;
+    }
+    t = t->saved_cursor_->tape;
+  }
 }
 
 std::uint32_t Tape::new_job_id() {

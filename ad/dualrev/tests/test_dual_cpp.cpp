@@ -2,6 +2,7 @@
 // ad-dualrev-th test suite), on every variant.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <memory>
 #include <variant>
 
 #include "ad/dualrev/api.h"
@@ -299,4 +300,13 @@ TEST_CASE("dualrev: recordings on one thread nest and stopping the outer one fir
   outer.seed(y.id(), 1.0);
   outer.resolve();
   CHECK(outer.adjoint(x.id()) == 4.0);
+  // An outer tape destroyed while the inner one records: the inner stop() restores what came
+  // before the outer one (nothing here), not a job of the destroyed tape (ASan: use after free).
+  auto doomed = std::make_unique<Tape>();
+  doomed->start();
+  inner.start();
+  doomed.reset();
+  inner.stop();
+  CHECK(tl_job == nullptr);
+  CHECK_THROWS_WITH(make_input(1.0), Catch::Contains("no tape records"));
 }
