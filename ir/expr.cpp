@@ -103,6 +103,10 @@ Expr coerce_flexible(Expr e, ElemType elem) {
   if (auto* l = e.as<Literal>()) {
     if (elem == ElemType::I64 && l->value != std::floor(l->value))
       type_error("the number " + expr_str(e) + " is used as an integer");
+    // Past 2^53 a double no longer holds every integer, and past 2^63 the conversion to i64 is
+    // undefined: such a literal is an error, not a silently different integer.
+    if (elem == ElemType::I64 && !(std::fabs(l->value) <= 9007199254740992.0))
+      type_error("the integer " + expr_str(e) + " is out of range (literals are exact up to 2^53)");
     if (elem == ElemType::Bool) type_error("a number is used as a predicate");
     return Literal::make(l->value, elem);
   }

@@ -394,12 +394,38 @@ class Parser {
   }
 
   // ---- expressions ----
-  Expr expr() { return or_expr(); }
+  // Nesting (parentheses, operands of prefix operators, and the links of an operator chain,
+  // which build a tree as deep as the chain is long) is bounded: the parser, the type checker,
+  // the interpreter and the printer recurse on the tree, and a program nested 10^4 deep
+  // overflowed the stack. A Nesting restores the depth when its parsing function returns.
+  static constexpr int kMaxNesting = 1000;
+  struct Nesting {
+    Parser& parser;
+    int saved;
+    explicit Nesting(Parser& p) : parser(p), saved(p.nesting_) {}
+    ~Nesting() { parser.nesting_ = saved; }
+    Nesting(const Nesting&) = delete;
+    Nesting& operator=(const Nesting&) = delete;
+  };
+  void deeper() {
+    if (++nesting_ > kMaxNesting)
+      throw Error(peek().pos, "the expression is nested more than " + std::to_string(kMaxNesting) +
+                                  " deep (parentheses, prefix operators or a chain of binary "
+                                  "operators): split it with `let`");
+  }
+
+  Expr expr() {
+    Nesting n(*this);
+    deeper();
+    return or_expr();
+  }
 
   Expr or_expr() {
+    Nesting n(*this);
     SourcePos p = peek().pos;  // a binary node sits at its left operand's start
     Expr a = and_expr();
     while (peek().is("||")) {
+      deeper();
       next();
       Expr b = and_expr();
       a = build(p, [&] { return Binary::make(BinaryOp::Or, a, b); });
@@ -408,9 +434,11 @@ class Parser {
   }
 
   Expr and_expr() {
+    Nesting n(*this);
     SourcePos p = peek().pos;
     Expr a = cmp_expr();
     while (peek().is("&&")) {
+      deeper();
       next();
       Expr b = cmp_expr();
       a = build(p, [&] { return Binary::make(BinaryOp::And, a, b); });
@@ -423,6 +451,7 @@ class Parser {
     static const std::pair<const char*, BinaryOp> ops[] = {
         {"<", BinaryOp::Lt},  {"<=", BinaryOp::Le}, {">", BinaryOp::Gt},
         {">=", BinaryOp::Ge}, {"==", BinaryOp::Eq}, {"!=", BinaryOp::Ne}};
+    Nesting n(*this);
     SourcePos p = peek().pos;
     Expr left = add_expr();
     Expr result;
@@ -431,6 +460,7 @@ class Parser {
       for (auto& [s, o] : ops)
         if (peek().is(s)) op = &o;
       if (!op) break;
+      deeper();
       next();
       Expr right = add_expr();
       Expr c = build(p, [&] { return Binary::make(*op, left, right); });
@@ -442,9 +472,11 @@ class Parser {
   }
 
   Expr add_expr() {
+    Nesting n(*this);
     SourcePos p = peek().pos;
     Expr a = mul_expr();
     while (peek().is("+") || peek().is("-")) {
+      deeper();
       bool plus = peek().is("+");
       next();
       Expr b = mul_expr();
@@ -454,9 +486,11 @@ class Parser {
   }
 
   Expr mul_expr() {
+    Nesting n(*this);
     SourcePos p = peek().pos;
     Expr a = prefix_expr();
     while (peek().is("*") || peek().is("/") || peek().is("%")) {
+      deeper();
       BinaryOp op = peek().is("*") ? BinaryOp::Mul : peek().is("/") ? BinaryOp::Div : BinaryOp::Mod;
       next();
       Expr b = prefix_expr();
@@ -466,9 +500,11 @@ class Parser {
   }
 
   Expr prefix_expr() {
+    Nesting n(*this);
     const Token& t = peek();
     SourcePos p = t.pos;
     if (t.is("-")) {
+      deeper();
       next();
       if (peek().kind == Tok::Number && !(peek(1).is("[") || peek(1).is("."))) {
         double v = number(next());
@@ -478,6 +514,7 @@ class Parser {
       return build(p, [&] { return Unary::make(UnaryOp::Neg, a); });
     }
     if (t.is("!")) {
+      deeper();
       next();
       Expr a = prefix_expr();
       return build(p, [&] { return Unary::make(UnaryOp::Not, a); });
@@ -618,7 +655,11 @@ class Parser {
       } else if (peek().is(".")) {
         next();
         if (peek().kind != Tok::Number) fail("a field number after `.`");
-        int k = std::stoi(next().text);
+        const Token& field = next();
+        if (field.text.empty() || field.text.size() > 6 ||
+            field.text.find_first_not_of("0123456789") != std::string::npos)
+          throw Error(field.pos, "`" + field.text + "` is not a field number");
+        int k = std::stoi(field.text);
         e = build(p, [&] { return Proj::make(e, k); });
       } else {
         return e;
@@ -748,6 +789,7 @@ class Parser {
   std::vector<Token> toks_;
   std::size_t pos_ = 0;
   std::string file_;
+  int nesting_ = 0;  // see kMaxNesting
   std::vector<std::map<std::string, Expr>> scopes_;
   std::map<std::string, FunctionPtr> functions_;
   std::map<std::string, SourcePos> bound_at_;  // where each name in scope was bound
