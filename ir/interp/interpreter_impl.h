@@ -11,6 +11,7 @@
 #include "ir/interp/interpreter.h"
 #include "ir/interp/scalar.h"
 #include "ir/syntax/printer.h"
+#include "ir/tensor/tensor_ops.h"
 #include "ir/visitor.h"
 
 namespace adlab::ir {
@@ -134,9 +135,13 @@ struct Interpreter<T>::Impl {
     }
     return ds;
   }
+  // The number of entries; a shape whose product overflows is an error (UBSan found gen bounds of
+  // 2^32 x 2^32 wrapping around), not a wrapped count.
   static std::int64_t product(const std::vector<std::int64_t>& ds, std::size_t from = 0) {
     std::int64_t n = 1;
-    for (std::size_t k = from; k < ds.size(); ++k) n *= ds[k];
+    for (std::size_t k = from; k < ds.size(); ++k)
+      if (__builtin_mul_overflow(n, ds[k], &n))
+        throw Error("a tensor of shape " + shape_str(ds) + " has more than 2^63 entries");
     return n;
   }
 

@@ -206,8 +206,7 @@ TEST_CASE("review regressions: names, bounds computed from data, integer COO", "
         "t.adl:2:10: error: a sparse (@coo) scatter result must be floating (f64 or f32)");
 }
 
-TEST_CASE("nesting deeper than 1000 is an error with a position, 1000 deep still runs",
-          "[unit]") {
+TEST_CASE("nesting deeper than 1000 is an error with a position, 1000 deep still runs", "[unit]") {
   // 10^4 parentheses, or a chain of 10^5 additions (a tree as deep as the chain is long),
   // overflowed the stack of the parser or of the type checker: signal 11, no message.
   auto program = [](const std::string& body) {
@@ -219,8 +218,8 @@ TEST_CASE("nesting deeper than 1000 is an error with a position, 1000 deep still
     for (int k = 1; k < n; ++k) s += " + x";
     return s;
   };
-  for (const std::string& deep : {parens(1001), parens(100000), chain(1002), chain(100000),
-                                  std::string(100000, '-') + "x"}) {
+  for (const std::string& deep :
+       {parens(1001), parens(100000), chain(1002), chain(100000), std::string(100000, '-') + "x"}) {
     const std::string e = error_of(program(deep));
     INFO(e.substr(0, 120));
     CHECK(e.rfind("t.adl:2:", 0) == 0);
@@ -235,12 +234,22 @@ TEST_CASE("nesting deeper than 1000 is an error with a position, 1000 deep still
   }
 }
 
-TEST_CASE("integer literals past 2^53 and bad field numbers are errors with a position",
-          "[unit]") {
+TEST_CASE("integer literals past 2^53 and bad field numbers are errors with a position", "[unit]") {
   CHECK(error_of("func f(x: f64[n]) -> f64 {\n  return x[99999999999999999999999]\n}\n") ==
         "t.adl:2:10: error: the integer 1e+23 is out of range (literals are exact up to 2^53)");
   CHECK(error_of("func f(x: f64[n]) -> f64 {\n  return x[9223372036854775807 + 1]\n}\n")
             .find("is out of range (literals are exact up to 2^53)") != std::string::npos);
   CHECK(error_of("func f(x: f64) -> f64 {\n  let z = (x, x)\n  return z.99999999999\n}\n") ==
         "t.adl:3:12: error: `99999999999` is not a field number");
+}
+
+TEST_CASE("a gen whose shape product overflows is an error, not a wrapped size", "[unit]") {
+  // 2^32 x 2^32 entries: the product wrapped around (UBSan) and the run hung.
+  Module m = parse_module(
+      "func f(x: f64) -> f64 {\n  let A = gen[i < 4294967296, j < 4294967296] x\n"
+      "  return A[0, 0]\n}\n",
+      "t.adl");
+  Interpreter<double> interp(EvalOptions{});
+  CHECK_THROWS_WITH(interp.run_tensors(*m.functions.back(), {dense_f64({}, {1.0})}),
+                    Catch::Contains("has more than 2^63 entries"));
 }
