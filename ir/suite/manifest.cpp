@@ -31,6 +31,9 @@ std::vector<std::string> strings(const nlohmann::json& j, const char* key,
   return out;
 }
 
+Suite suite_from_json(const nlohmann::json& j, const std::string& path,
+                      const std::string& suite_root);
+
 std::string required_string(const nlohmann::json& j, const char* key, const std::string& where) {
   if (!j.contains(key) || !j[key].is_string())
     throw Error(where + ": missing string field `" + key + "`");
@@ -47,6 +50,19 @@ Suite load_manifest(const std::string& path, const std::string& suite_root) {
   } catch (const nlohmann::json::parse_error& e) {
     throw Error(SourcePos{path, 1, 1}, std::string("malformed JSON: ") + e.what());
   }
+  if (!j.is_object())
+    throw Error(SourcePos{path, 1, 1}, "a manifest is a JSON object with an `entries` array");
+  try {
+    return suite_from_json(j, path, suite_root);
+  } catch (const nlohmann::json::exception& e) {
+    // A field of the wrong JSON type (`"seed": "x"`): the library's message, with the file.
+    throw Error(SourcePos{path, 1, 1}, std::string("a field has the wrong JSON type: ") + e.what());
+  }
+}
+
+namespace {
+Suite suite_from_json(const nlohmann::json& j, const std::string& path,
+                      const std::string& suite_root) {
   Suite s;
   fs::path dir = fs::path(path).parent_path();
   s.dir = dir.string();
@@ -56,6 +72,9 @@ Suite load_manifest(const std::string& path, const std::string& suite_root) {
   if (!j.contains("entries") || !j["entries"].is_array())
     throw Error(SourcePos{path, 1, 1}, "a manifest needs an `entries` array");
   for (const auto& e : j["entries"]) {
+    if (!e.is_object())
+      throw Error(SourcePos{path, 1, 1},
+                  "entry " + std::to_string(s.entries.size()) + " is not a JSON object");
     SuiteEntry x;
     x.suite = s.name;
     x.dir = s.dir;
@@ -79,6 +98,10 @@ Suite load_manifest(const std::string& path, const std::string& suite_root) {
     }
     if (e.contains("inputs")) x.inputs = e["inputs"];
     if (!x.inputs.is_object()) throw Error(where + ": `inputs` must be an object");
+    if (e.contains("seed") &&
+        !(e["seed"].is_number_unsigned() ||
+          (e["seed"].is_number_integer() && e["seed"].get<std::int64_t>() >= 0)))
+      throw Error(where + ": `seed` must be a non-negative integer below 2^64");
     x.seed = e.value("seed", std::uint64_t{1});
     x.constraints = strings(e, "constraints", where);
     x.wrt = strings(e, "wrt", where);
@@ -112,6 +135,7 @@ Suite load_manifest(const std::string& path, const std::string& suite_root) {
   }
   return s;
 }
+}  // namespace
 
 std::vector<Suite> find_suites(const std::string& root) {
   std::vector<std::string> paths;

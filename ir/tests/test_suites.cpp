@@ -1,6 +1,10 @@
 // Every suite program parses, type-checks, round-trips through the printer and evaluates (DESIGN
 // 6).
+#include <unistd.h>
 #include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
 
 #include <cmath>
 #include <filesystem>
@@ -62,4 +66,33 @@ TEST_CASE("every suite entry evaluates at its small sizes to finite values", "[u
     }
   }
   CHECK(entries >= 40);
+}
+
+TEST_CASE("malformed manifests are errors naming the file, never raw JSON-library messages",
+          "[unit]") {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("adlab_bad_manifests_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  auto error_for = [&](const std::string& text) {
+    const auto path = (dir / "manifest.json").string();
+    std::ofstream(path) << text;
+    try {
+      load_manifest(path);
+    } catch (const adlab::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string entry =
+      R"({"name": "e", "program": "p.adl", "function": "f", "sizes": {"small": {}}, "inputs": {})";
+  CHECK_THAT(error_for("[1, 2]"),
+             Catch::Contains("manifest.json") && Catch::Contains("a manifest is a JSON object"));
+  CHECK_THAT(error_for(R"({"entries": [5]})"), Catch::Contains("entry 0 is not a JSON object"));
+  for (const char* seed : {R"("x")", "-1", "1.5"})
+    CHECK_THAT(error_for(R"({"entries": [)" + entry + R"(, "seed": )" + seed + "}]}"),
+               Catch::Contains("entry `e`") && Catch::Contains("`seed` must be a non-negative"));
+  CHECK_THAT(error_for(R"({"entries": [)" + entry + R"(, "tolerance": "x"}]})"),
+             Catch::Contains("manifest.json") && Catch::Contains("wrong JSON type"));
+  CHECK(error_for(R"({"entries": [)" + entry + "}]}") == "no error");
+  std::filesystem::remove_all(dir);
 }
