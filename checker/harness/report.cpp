@@ -13,6 +13,11 @@ nlohmann::json number(double v) {
   if (std::isfinite(v)) return v;
   return std::isnan(v) ? nlohmann::json("NaN") : nlohmann::json(v > 0 ? "Infinity" : "-Infinity");
 }
+// Whether a cell's error and tolerance were measured: UNSUPPORTED, AT-KINK and ERROR cells
+// compared nothing, and a 0 there would read as a perfect result.
+bool measured(const Cell& c) {
+  return c.status == Status::Pass || c.status == Status::Fail;
+}
 }  // namespace
 
 nlohmann::json to_json(const HarnessResult& r, const HarnessOptions& o) {
@@ -28,8 +33,8 @@ nlohmann::json to_json(const HarnessResult& r, const HarnessOptions& o) {
                         {"mode", c.mode},
                         {"status", status_name(c.status)},
                         {"detail", c.detail},
-                        {"worst_error", number(c.worst_error)},
-                        {"tolerance", number(c.tolerance)},
+                        {"worst_error", measured(c) ? number(c.worst_error) : nullptr},
+                        {"tolerance", measured(c) ? number(c.tolerance) : nullptr},
                         {"where", c.where},
                         {"got", number(c.got)},
                         {"want", number(c.want)},
@@ -88,9 +93,12 @@ void print_table(std::ostream& os, const HarnessResult& r) {
     std::string status = status_name(c.status);
     if (c.expected_kink) status += "*";  // the self-test's expected outcome
     os << std::left << std::setw(40) << c.entry << std::setw(10) << c.strategy << std::setw(15)
-       << c.backend << std::setw(9) << c.mode << std::setw(12) << status << std::right
-       << std::scientific << std::setprecision(2) << std::setw(11) << c.worst_error << std::setw(11)
-       << c.tolerance << std::fixed;
+       << c.backend << std::setw(9) << c.mode << std::setw(12) << status << std::right;
+    if (measured(c))
+      os << std::scientific << std::setprecision(2) << std::setw(11) << c.worst_error
+         << std::setw(11) << c.tolerance << std::fixed;
+    else
+      os << std::setw(11) << "-" << std::setw(11) << "-";
     if (c.complexity) {
       std::ostringstream ratio;
       ratio << std::fixed << std::setprecision(1) << c.complexity->ratio
