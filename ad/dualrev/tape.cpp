@@ -284,10 +284,10 @@ void Tape::fork(const std::function<void()>& f, const std::function<void()>& g) 
 
 void Tape::check_id(NodeId id) const {
   if (job_tag(id.job) != tag_) throw stale_scalar(id);
-  const std::uint32_t k = job_index(id.job);
-  if (k >= live_jobs_ || id.seq >= jobs_[k]->nodes.size())
-    throw Error("dualrev: a scalar that was not recorded on this tape (job " + std::to_string(k) +
-                ", sequence " + std::to_string(id.seq) + ")");
+  const Job* j = live_job(id.job);
+  if (!j || id.seq >= j->nodes.size())
+    throw Error("dualrev: a scalar that was not recorded on this tape (job " +
+                std::to_string(job_index(id.job)) + ", sequence " + std::to_string(id.seq) + ")");
 }
 
 void Tape::seed(NodeId id, double cotangent) {

@@ -38,8 +38,8 @@ class TapeResolver {
     // parent's task, and the subtasks it joins are children of that task. Job indices are a
     // linear extension of the job order, so a join's subtasks are numbered before it.
     for (std::size_t k = 0; k < t.num_jobs(); ++k) {
-      const Job& j = t.job(static_cast<std::uint32_t>(k));
-      adj_.push_back(t.job(static_cast<std::uint32_t>(k)).adj.data());
+      Job& j = t.job(static_cast<std::uint32_t>(k));
+      adj_.push_back(j.adj.data());
       depth_.push_back(j.depth);
       if (!j.history.is_fork()) {
         task_[k] = static_cast<std::uint32_t>(k);

@@ -46,6 +46,12 @@ std::string Layout::describe(std::size_t k, const std::vector<ir::Tensor>& value
   return s;
 }
 
+std::vector<std::size_t> Layout::block_sizes() const {
+  std::vector<std::size_t> g;
+  for (const auto& b : blocks) g.push_back(b.count);
+  return g;
+}
+
 Layout input_layout(const ir::Function& f, const std::vector<std::string>& wrt,
                     const std::vector<ir::Tensor>& inputs) {
   Layout l;

@@ -26,6 +26,8 @@ struct Layout {
   // "x[2, 1]" for coordinate k (the stored entry's key for sparse blocks).
   std::string describe(std::size_t k, const std::vector<ir::Tensor>& values) const;
   const Block& block_of(std::size_t k) const;
+  // Each block's count, in order: the error model's groups (docs/results.md).
+  std::vector<std::size_t> block_sizes() const;
 };
 
 // The floating parameters named in wrt (all floating parameters when wrt is empty).

@@ -115,9 +115,8 @@ std::string hvp_companion_mismatch(const EntryContext& ctx, const ModeRun& run,
                                    const std::vector<double>& dir, double tolerance, Cell& cell) {
   if (run.hvp_gradient.empty() && run.hvp_tangent.empty()) return "";
   const Reference& ref = ctx.ref;
-  std::vector<std::size_t> groups;
-  for (const auto& b : ref.in.blocks) groups.push_back(b.count);
-  Comparison g = compare(run.hvp_gradient, ref.jacobian, tolerance, groups, ref.primal_scale());
+  Comparison g =
+      compare(run.hvp_gradient, ref.jacobian, tolerance, ref.in.block_sizes(), ref.primal_scale());
   if (!g.pass || run.hvp_gradient.size() != ref.jacobian.size()) {
     cell.worst_error = g.worst_error;
     cell.got = g.got;
@@ -194,21 +193,16 @@ void check_cell(const EntryContext& ctx, const ad::Strategy& s, const ad::Reques
       break;
     }
   }
-  auto block_sizes = [](const Layout& l) {
-    std::vector<std::size_t> g;
-    for (const auto& b : l.blocks) g.push_back(b.count);
-    return g;
-  };
   switch (req.mode) {
     case ad::Mode::Jacobian:
       for (const auto& rb : ref.out.blocks)
         for (const auto& wb : ref.in.blocks) groups.insert(groups.end(), rb.count, wb.count);
       break;
     case ad::Mode::Jvp:
-      groups = block_sizes(ref.out);
+      groups = ref.out.block_sizes();
       break;
     default:
-      groups = block_sizes(ref.in);
+      groups = ref.in.block_sizes();
   }
   ModeRun run;
   try {
@@ -233,7 +227,7 @@ void check_cell(const EntryContext& ctx, const ad::Strategy& s, const ad::Reques
     }
   // The primal results come first in every calling convention: they must be right too.
   std::vector<double> primal = flatten(run.results);
-  Comparison pc = compare(primal, ref.primal, tol.value, block_sizes(ref.out));
+  Comparison pc = compare(primal, ref.primal, tol.value, ref.out.block_sizes());
   if (!pc.pass) {
     cell.status = Status::Fail;
     cell.worst_error = pc.worst_error;

@@ -117,8 +117,7 @@ void check_closed_form(const EntryContext& ctx, HarnessResult& r) {
     ir::Interpreter<double> counter(ir::EvalOptions{ctx.sizes, true, false});
     counter.run_tensors(*g, ctx.inputs);
     c.tolerance = tol.allowing_ops(counter.counts().total()).value;
-    std::vector<std::size_t> groups;
-    for (const auto& b : ctx.ref.in.blocks) groups.push_back(b.count);
+    const std::vector<std::size_t> groups = ctx.ref.in.block_sizes();
     double primal_scale = ctx.ref.primal_scale();
     Comparison cmp = compare(got, ctx.ref.jacobian, c.tolerance, groups, primal_scale);
     c.worst_error = cmp.worst_error;
