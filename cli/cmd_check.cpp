@@ -9,6 +9,7 @@
 
 #include "checker/harness/harness.h"
 #include "cli/commands.h"
+#include "cli/output.h"
 
 namespace adlab::cli {
 
@@ -55,11 +56,7 @@ void add_check(CLI::App& app, int& status) {
     };
     auto r = checker::run_harness(suites, o);
     auto j = checker::to_json(r, o);
-    if (!json_out.empty()) {
-      std::ofstream f(json_out);
-      if (!f) throw Error("cannot write `" + json_out + "`");
-      f << j.dump(2) << "\n";
-    }
+    if (!json_out.empty()) write_output(json_out, j.dump(2) + "\n");
     if (json_stdout)
       std::cout << j.dump(2) << "\n";
     else

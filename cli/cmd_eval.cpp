@@ -103,13 +103,7 @@ int run_backend(const EvalArgs& a) {
       text << "  result " << k << ": " << type_of(out[k]) << " = "
            << format_tensor(out[k], std::numeric_limits<double>::max_digits10) << "\n";
   }
-  if (a.out.empty()) {
-    std::cout << text.str();
-  } else {
-    std::ofstream o(a.out);
-    if (!o) throw Error("cannot write `" + a.out + "`");
-    o << text.str();
-  }
+  write_output(a.out, text.str());
   return 0;
 }
 

@@ -9,6 +9,7 @@
 #include <iostream>
 #include <map>
 
+#include "checker/harness/expected_values.h"
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "ir/interp/interpreter.h"
@@ -35,23 +36,6 @@ bool all_finite(const ir::Tensor& t) {
   return true;
 }
 
-// Compares a result against an expected closed form, scaled by the magnitude (tolerance from the
-// manifest).
-std::string compare(const ir::Tensor& got_any, const ir::Tensor& want_any, double tol) {
-  if (got_any.shape != want_any.shape) return "shape differs from the expected closed form";
-  if (got_any.storage != want_any.storage && got_any.storage != ir::Storage::Dense &&
-      want_any.storage != ir::Storage::Dense)
-    return "storage differs from the expected closed form";
-  ir::Tensor got = ir::to_dense(got_any), want = ir::to_dense(want_any);
-  for (std::size_t k = 0; k < got.values.size() && k < want.values.size(); ++k) {
-    double scale = std::max(1.0, std::fabs(want.values[k]));
-    if (!(std::fabs(got.values[k] - want.values[k]) <= tol * scale))
-      return "entry " + std::to_string(k) + " is " + std::to_string(got.values[k]) + ", expected " +
-             std::to_string(want.values[k]);
-  }
-  return "";
-}
-
 Row run_entry(const ir::SuiteEntry& e, const std::string& size_set) {
   Row r;
   r.id = e.id();
@@ -65,36 +49,30 @@ Row run_entry(const ir::SuiteEntry& e, const std::string& size_set) {
     r.ops = interp.counts().total();
     for (const auto& t : out)
       if (!all_finite(t)) r.detail = "result is not finite (check the input domain)";
-    if (e.expected.contains("primal")) {  // a closed form with the same parameters
-      auto g = m.entry(e.expected["primal"].get<std::string>());
-      ir::Interpreter<double> ref(ir::EvalOptions{e.size_set(size_set), false, false});
-      auto want = ref.run_tensors(*g, inputs);
+    // The papers' expected primal results: the same comparison as `adlab check`.
+    for (const auto& want : checker::expected_primals(m, *f, e, inputs, e.size_set(size_set))) {
       ++r.extra_functions;
-      for (std::size_t k = 0; k < out.size() && k < want.size() && r.detail.empty(); ++k)
-        r.detail = compare(out[k], want[k], e.tolerance);
+      if (std::string d = checker::compare_results(out, want.results, e.tolerance);
+          !d.empty() && r.detail.empty())
+        r.detail = want.source + ": " + d;
     }
-    if (e.expected.contains("primal_values") && out.size() == 1 && r.detail.empty()) {
-      ir::Tensor want =
-          ir::adapt_to_param(ir::tensor_from_json(e.expected["primal_values"]), f->results[0]->type,
-                             e.id() + ": expected.primal_values");
-      r.detail = compare(out[0], want, e.tolerance);
-    }
-    // Other closed forms (expected gradients) must at least evaluate on the same inputs.
-    for (auto& [kind, fn] : e.expected.items()) {
-      if (kind == "primal" || !fn.is_string()) continue;
-      auto g = m.find(fn.get<std::string>());
-      if (!g) {
-        r.detail = "expected." + kind + " names `" + fn.get<std::string>() +
-                   "`, which the file does not define";
-        break;
-      }
-      if (g->params.size() != f->params.size()) continue;
+    // Expected gradients must at least evaluate on the same inputs (`adlab check` compares them).
+    if (e.expected.contains("gradient")) {
+      const std::string name = e.expected["gradient"].get<std::string>();
+      auto g = m.find(name);
+      if (!g)
+        throw Error(e.id() + ": expected.gradient names `" + name +
+                    "`, which the file does not define");
+      if (g->params.size() != f->params.size())
+        throw Error(e.id() + ": expected.gradient `" + name + "` takes " +
+                    std::to_string(g->params.size()) + " parameter(s), the entry function " +
+                    std::to_string(f->params.size()));
       ir::Interpreter<double> ref(ir::EvalOptions{e.size_set(size_set), false, false});
       ref.run_tensors(*g, inputs);
       ++r.extra_functions;
     }
     r.status = r.detail.empty() ? "OK" : "FAIL";
-  } catch (const Error& err) {
+  } catch (const std::exception& err) {  // a JSON type error too: the row, not the run, fails
     r.status = "ERROR";
     r.detail = err.what();
   }

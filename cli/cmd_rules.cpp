@@ -70,7 +70,7 @@ void add_rules(CLI::App& app, int& status) {
           text << "  " << r.name() << " [" << r.spec.cite << "]: " << r.spec.lhs << "  ->  "
                << r.spec.rhs << (r.spec.when.empty() ? "" : "  when " + r.spec.when) << "\n";
       }
-      std::cout << text.str();
+      write_output(out, text.str());
       status = 0;
       return;
     }

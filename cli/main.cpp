@@ -35,5 +35,11 @@ int main(int argc, char** argv) {
     std::cerr << "error: " << e.what() << "\n";
     return 1;
   }
+  // Output that did not reach stdout (a full disk, a closed pipe) is a failure, not exit 0.
+  std::cout.flush();
+  if (!std::cout) {
+    std::cerr << "error: cannot write the output to stdout\n";
+    return 1;
+  }
   return status;
 }

@@ -75,13 +75,17 @@ std::string type_of(const ir::Tensor& t) {
 }
 
 void write_output(const std::string& out, const std::string& text) {
+  // A full disk or a closed pipe is an error, not a silent exit 0 (flushed here to see it).
   if (out.empty()) {
-    std::cout << text;
+    std::cout << text << std::flush;
+    if (!std::cout) throw Error("cannot write the output to stdout");
     return;
   }
   std::ofstream f(out);
   if (!f) throw Error("cannot write `" + out + "`");
   f << text;
+  f.close();
+  if (!f) throw Error("cannot write `" + out + "` (disk full?)");
 }
 
 }  // namespace adlab::cli

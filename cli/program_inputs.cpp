@@ -1,8 +1,10 @@
 #include "cli/program_inputs.h"
 
 #include <algorithm>
+#include <charconv>
 #include <filesystem>
 #include <map>
+#include <set>
 
 #include "ir/suite/inputs.h"
 #include "ir/syntax/parser.h"
@@ -50,14 +52,22 @@ ProgramInputs load_program_inputs(const std::string& file, const std::string& fu
 
   ir::SizeMap& sizes = p.sizes;
   if (entry && entry->sizes.count("small")) sizes = entry->sizes.at("small");
+  std::set<std::string> explicit_sizes;  // --size beats the manifest, a file's shape beats neither
   for (const auto& s : size_args) {
     auto eq = s.find('=');
     if (eq == std::string::npos) throw Error("--size expects NAME=N, got `" + s + "`");
-    try {
-      sizes[s.substr(0, eq)] = std::stoll(s.substr(eq + 1));
-    } catch (const std::exception&) {
+    const std::string name = s.substr(0, eq), text = s.substr(eq + 1);
+    std::int64_t n = 0;
+    auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+    // `n=1e3` read as 1 and `n=4abc` as 4 before: the whole text must be the integer
+    if (ec != std::errc() || ptr != text.data() + text.size() || text.empty())
       throw Error("--size " + s + ": not an integer");
-    }
+    if (n < 0) throw Error("--size " + s + ": a size is non-negative");
+    if (std::none_of(f->sizes.begin(), f->sizes.end(),
+                     [&](const ir::Expr& v) { return ir::var_name(v) == name; }))
+      throw Error("--size " + s + ": `" + f->name + "` has no size `" + name + "`");
+    sizes[name] = n;
+    explicit_sizes.insert(name);
   }
   if (!need_inputs) return p;
   std::map<std::string, std::string> given;
@@ -81,9 +91,15 @@ ProgramInputs load_program_inputs(const std::string& file, const std::string& fu
                                    f->params[k]->type, "input `" + name + "` (" + it->second + ")");
     have[k] = true;
     const auto& dims = f->params[k]->type.dims;
-    for (std::size_t d = 0; d < dims.size(); ++d)
-      if (dims[d].as<ir::Var>() && !sizes.count(ir::var_name(dims[d])))
-        sizes[ir::var_name(dims[d])] = inputs[k].shape[d];
+    for (std::size_t d = 0; d < dims.size(); ++d) {
+      if (!dims[d].as<ir::Var>()) continue;
+      const std::string size = ir::var_name(dims[d]);
+      if (explicit_sizes.count(size) && sizes.at(size) != inputs[k].shape[d])
+        throw Error("--size " + size + "=" + std::to_string(sizes.at(size)) + " but input `" +
+                    name + "` (" + it->second + ") has " + size + " = " +
+                    std::to_string(inputs[k].shape[d]));
+      if (!sizes.count(size)) sizes[size] = inputs[k].shape[d];
+    }
   }
   for (std::size_t k = 0; k < f->params.size(); ++k) {
     if (have[k]) continue;

@@ -47,8 +47,10 @@ class Inliner : public Mutator {
     for (auto p : f.params) params.push_back(rename.mutate(p));
     Expr body = rename.mutate(f.body_expr());
     // a call let-binds its arguments (DESIGN 2.3)
+    // (a size parameter is already the caller's size: `let m = m` would rebind it)
     for (std::size_t k = params.size(); k-- > 0;)
-      if (params[k].as<Var>()) body = Let::make({params[k]}, args[k], body);
+      if (params[k].as<Var>() && !sizes.count(f.params[k]))
+        body = Let::make({params[k]}, args[k], body);
     return mutate(body);  // calls inside the callee
   }
 };

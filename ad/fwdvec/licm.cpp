@@ -29,6 +29,10 @@ class Hoister {
       }
       case NodeKind::Binary: {
         auto* b = e.as<Binary>();
+        // `&&` and `||` evaluate their right side only when the left does not decide (the
+        // interpreter short-circuits): `i > 0 && x[i - 1] > 0` must not hoist x[i - 1]
+        if (b->op == BinaryOp::And || b->op == BinaryOp::Or)
+          return Binary::make(b->op, run(b->a), b->b);
         return Binary::make(b->op, run(b->a), run(b->b));
       }
       case NodeKind::Prim: {

@@ -4,6 +4,7 @@
 #include "ad/fwdvec/lane_algebra.h"
 #include "ad/fwdvec/licm.h"
 #include "ad/fwdvec/one_hot_sum.h"
+#include "ad/pow_partials.h"
 #include "ad/strategy.h"
 #include "ir/context.h"
 #include "ir/visitor.h"
@@ -275,8 +276,9 @@ Expr Tangents::lane_prim(Expr e) {
     if (p->op == PrimOp::Min) return t_select(Binary::make(BinaryOp::Le, a, b), la, lb, el);
     if (p->op == PrimOp::Max) return t_select(Binary::make(BinaryOp::Ge, a, b), la, lb, el);
     // D-Pow, with the constant-exponent special case of digest 001 3.1 (x ** 2 at x = -1 is -2)
-    Expr r = t_scale(la, mul(b, Prim::make(PrimOp::Pow, {a, sub(b, one())})));
-    return t_add(r, t_scale(lb, mul(mk(PrimOp::Log, a), e)));
+    // and the limits at a = 0 and b = 0 (ad/pow_partials.h)
+    auto [da, db] = pow_partials(a, b, e);
+    return t_add(t_scale(la, da), t_scale(lb, db));
   }
   Expr la = lane(a);
   if (!la.defined()) return la;

@@ -2,6 +2,7 @@
 #include "ad/iverson/scalar_partials.h"
 
 #include "ad/iverson/terms.h"
+#include "ad/pow_partials.h"
 #include "ad/strategy.h"
 #include "ir/context.h"
 
@@ -48,10 +49,8 @@ Expr scalar_partial(Expr prim_node, std::size_t k, Expr g, Expr e) {
     case PrimOp::Abs:  // sign a (the kink at 0 takes the right derivative)
       return Select::make(cmp(BinaryOp::Lt, a, num(0, a)), neg(g), g);
     case PrimOp::Pow: {
-      Expr b = p->args[1];
-      if (k == 0)  // b a^(b-1)
-        return mul(g, mul(b, Prim::make(PrimOp::Pow, {a, sub(b, num(1, b))})));
-      return mul(g, mul(e, prim(PrimOp::Log, a)));  // a^b log a
+      auto [da, db] = pow_partials(a, p->args[1], e);  // b a^(b-1), a^b log a, limits at 0
+      return mul(g, k == 0 ? da : db);
     }
     case PrimOp::Min: {  // the interpreter's min(x, y) is y where y < x
       Expr y_taken = cmp(BinaryOp::Lt, p->args[1], a);
@@ -61,11 +60,15 @@ Expr scalar_partial(Expr prim_node, std::size_t k, Expr g, Expr e) {
       Expr y_taken = cmp(BinaryOp::Lt, a, p->args[1]);
       return k == 0 ? Select::make(y_taken, num(0, a), g) : Select::make(y_taken, g, num(0, a));
     }
+    case PrimOp::ToF64:
+    case PrimOp::ToF32:  // the identity up to rounding on a floating a: g, converted back
+      if (!is_float(a->type.elem)) return num(0, g);
+      return a->type.elem == g->type.elem
+                 ? g
+                 : prim(a->type.elem == ElemType::F32 ? PrimOp::ToF32 : PrimOp::ToF64, g);
     case PrimOp::Floor:
     case PrimOp::Round:
-    case PrimOp::ToF64:
-    case PrimOp::ToF32:
-    case PrimOp::ToI64:  // no derivative flows through a conversion (DESIGN 2.3)
+    case PrimOp::ToI64:  // no derivative flows through a conversion from an integer (DESIGN 2.3)
       return num(0, g);
     default:
       break;

@@ -112,9 +112,10 @@ Expr eliminate_sums(SumTerm t, const std::vector<Expr>& facts, logic::PredicateS
         for (auto& x : atoms) x = substitute(x, i, a);
         for (auto& b : t.binders) b.bound = substitute(b.bound, i, a);
         t.factor = substitute(t.factor, i, a);
-        // the range guard of the eliminated index (errata 7)
-        atoms.push_back(Binary::make(BinaryOp::Le, int_lit(0), a));
-        atoms.push_back(Binary::make(BinaryOp::Lt, a, bound));
+        // the range guard of the eliminated index (errata 7), first: `&&` evaluates left to
+        // right, and a later atom may read a tensor at a
+        atoms.insert(atoms.begin(), {Binary::make(BinaryOp::Le, int_lit(0), a),
+                                     Binary::make(BinaryOp::Lt, a, bound)});
         progress = true;
       }
     }
@@ -135,22 +136,28 @@ Expr eliminate_sums(SumTerm t, const std::vector<Expr>& facts, logic::PredicateS
   }
   if (!kept.empty() && logic.is_empty(conj(kept), context) == logic::Answer::Yes)
     return zero_like(t.factor);
-  // Indices nothing mentions: sum[i < n] c = n * c.
+  // Indices nothing mentions: sum[i < n] c = [0 < n] * (n * c). The bracket keeps an empty sum 0
+  // where n may be 0 or negative (a bound `n - 1`) or c is not finite (0 * NaN is NaN).
   std::vector<Binder> used;
+  std::vector<Expr> nonempty;
   Expr count;
   for (const auto& b : t.binders) {
     bool needed = is_free_in(b.var, t.factor);
     for (auto a : kept) needed = needed || is_free_in(b.var, a);
-    for (const auto& o : t.binders) needed = needed || is_free_in(b.var, o.bound);
+    for (const auto& o : t.binders)
+      needed = needed || is_free_in(b.var, o.bound) || is_free_in(o.var, b.bound);
     if (needed) {
       used.push_back(b);
       continue;
     }
     if (auto* l = b.bound.as<Literal>(); l && l->value == 1) continue;
     count = count.defined() ? Binary::make(BinaryOp::Mul, count, b.bound) : b.bound;
+    Expr positive = Binary::make(BinaryOp::Lt, int_lit(0), b.bound);
+    if (logic.implies(facts, positive) != logic::Answer::Yes) nonempty.push_back(positive);
   }
   std::vector<Expr> outer, inner;
   for (auto a : kept) (mentions_any(a, used) ? inner : outer).push_back(a);
+  outer.insert(outer.end(), nonempty.begin(), nonempty.end());
   Expr body = sum_over(used, guard(inner, t.factor));
   if (count.defined()) {
     PrimOp to = t.factor->type.elem == ElemType::F32 ? PrimOp::ToF32 : PrimOp::ToF64;

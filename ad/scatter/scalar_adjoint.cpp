@@ -1,6 +1,7 @@
 // Expression-level adjoints, paper 002 section 4.9 (the PrimApp table of the implementation).
 #include "ad/scatter/scalar_adjoint.h"
 
+#include "ad/pow_partials.h"
 #include "ad/scatter/kernel.h"
 #include "ad/strategy.h"
 #include "ir/context.h"
@@ -146,9 +147,9 @@ class Adjoint {
       case PrimOp::Abs:  // abs' = sign, +1 at 0 (digest 9.2 fold_3)
         return back(x, Select::make(Binary::make(BinaryOp::Lt, x, lit(0, t)), neg(g), g), guard);
       case PrimOp::Pow: {  // pow(a, b)' = (b pow(a, b-1), pow(a, b) log a)
-        Expr b = n.args[1];
-        back(x, mul(g, mul(b, Prim::make(PrimOp::Pow, {x, sub(b, lit(1, t))}))), guard);
-        back(b, mul(g, mul(e, prim(PrimOp::Log, x))), guard);
+        auto [da, db] = pow_partials(x, n.args[1], e);  // with the limits at 0
+        back(x, mul(g, da), guard);
+        back(n.args[1], mul(g, db), guard);
         return;
       }
       case PrimOp::Max:
@@ -158,10 +159,19 @@ class Adjoint {
         back(n.args[1], g, and_guard(guard, Unary::make(UnaryOp::Not, c)));
         return;
       }
-      case PrimOp::Floor:
-      case PrimOp::Round:
       case PrimOp::ToF64:
       case PrimOp::ToF32:
+        // f64(x) of a floating x is the identity up to rounding: its adjoint is g, converted
+        // back; only a conversion from an integer is discrete
+        if (is_float(x->type.elem))
+          back(x,
+               x->type.elem == g->type.elem
+                   ? g
+                   : prim(x->type.elem == ElemType::F32 ? PrimOp::ToF32 : PrimOp::ToF64, g),
+               guard);
+        return;
+      case PrimOp::Floor:
+      case PrimOp::Round:
       case PrimOp::ToI64:
       case PrimOp::Band:
       case PrimOp::Bxor:

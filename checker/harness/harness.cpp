@@ -8,6 +8,7 @@
 #include "ad/strategy.h"
 #include "checker/gradcheck/error_model.h"
 #include "checker/harness/cell_check.h"
+#include "checker/harness/expected_values.h"
 #include "ir/context.h"
 #include "ir/interp/interpreter.h"
 #include "ir/interp/scalar.h"
@@ -142,6 +143,33 @@ void check_closed_form(const EntryContext& ctx, HarnessResult& r) {
     c.detail = ex.what();
   }
   r.closed_forms.push_back(c);
+}
+
+// The paper's printed primal values and closed forms (`expected.primal`, `primal_values`) against
+// the program run by the reference interpreter on the same inputs.
+void check_expected_primals(const EntryContext& ctx, HarnessResult& r) {
+  const ir::SuiteEntry& e = *ctx.entry;
+  if (!e.expected.contains("primal") && !e.expected.contains("primal_values")) return;
+  try {
+    ir::Interpreter<double> interp(ir::EvalOptions{ctx.sizes, false, false});
+    const auto got = interp.run_tensors(*ctx.f, ctx.inputs);
+    for (const auto& want : expected_primals(ctx.module, *ctx.f, e, ctx.inputs, ctx.sizes)) {
+      ClosedFormCheck c;
+      c.entry = e.id();
+      c.function = want.source;
+      c.tolerance = e.tolerance;
+      c.detail = compare_results(got, want.results, e.tolerance);
+      c.status = c.detail.empty() ? Status::Pass : Status::Fail;
+      r.closed_forms.push_back(c);
+    }
+  } catch (const std::exception& ex) {
+    ClosedFormCheck c;
+    c.entry = e.id();
+    c.function = "expected primal";
+    c.status = Status::Error;
+    c.detail = ex.what();
+    r.closed_forms.push_back(c);
+  }
 }
 
 // <y', J x'> by the forward strategy against <J^T y', x'> by the reverse one.
@@ -385,6 +413,7 @@ HarnessResult run_harness(const std::vector<ir::Suite>& suites, const HarnessOpt
         }
       }
     }
+    if (entry_error.empty()) check_expected_primals(ctx, r);
     if (entry_error.empty() && away_from_kinks && !e.expect_at_kink) {
       check_closed_form(ctx, r);
       for (const auto* fwd : strategies)

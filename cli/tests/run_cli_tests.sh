@@ -185,7 +185,7 @@ check "eval-suite OK summary" grep -qxF "1 entries (small sizes): 1 ok, 0 failed
 "$ADLAB" eval-suite wrong/manifest.json >out 2>err
 check "eval-suite FAIL exits 1" test $? -eq 1
 check "eval-suite FAIL row" grep -qE '^t/dot +FAIL ' out
-check "eval-suite FAIL detail" grep -qxF "    entry 0 is 32.000000, expected 33.000000" out
+check "eval-suite FAIL detail" grep -qxF '    primal closed form `dot_wrong`: result 0: entry 0 is 32, expected 33' out
 check "eval-suite FAIL summary" grep -qxF "1 entries (small sizes): 0 ok, 1 failed, 0 errors" out
 
 printf 'func head(k: i64, x: f64[k]) -> f64 {\n  return sum[i < k] x[i]\n}\n' >head.adl
@@ -243,7 +243,14 @@ expect_err "missing random size" 'error: no value for size `n` (give it with --s
 expect_err "missing input" 'error: missing input `y`: give --input y=PATH or --input y=random' eval dot.adl --input x=x.json
 expect_err "unknown parameter" 'error: `dot` has no parameter `z`' eval dot.adl --input x=x.json --input y=y.json --input z=y.json
 expect_err "bad --size" 'error: --size n=abc: not an integer' eval dot.adl --input x=random --input y=random --size n=abc
-expect_err "negative --size" 'error: dimension `n` is negative (-3)' eval dot.adl --input x=random --input y=random --size n=-3
+expect_err "negative --size" 'error: --size n=-3: a size is non-negative' eval dot.adl --input x=random --input y=random --size n=-3
+expect_err "--size with trailing text" 'error: --size n=4abc: not an integer' eval dot.adl --input x=random --input y=random --size n=4abc
+expect_err "--size in float notation" 'error: --size n=1e3: not an integer' eval dot.adl --input x=random --input y=random --size n=1e3
+expect_err "--size of no size" 'error: --size m=3: `dot` has no size `m`' eval dot.adl --input x=random --input y=random --size n=3 --size m=3
+expect_err "--size against a file" 'error: --size n=10 but input `x` (x.json) has n = 3' eval dot.adl --input x=x.json --input y=y.json --size n=10
+if [[ -w /dev/full ]]; then
+  expect_err "a failed write exits 1" 'error: cannot write `/dev/full` (disk full?)' eval dot.adl --input x=x.json --input y=y.json --out /dev/full
+fi
 expect_err "unknown input format" 'error: input file `x.txt`: unknown format `.txt` (use .json, .npy or .mtx)' \
   eval dot.adl --input x=x.txt --input y=y.json
 expect_err "missing suite folder" 'error: suite folder `nosuite` does not exist' eval-suite nosuite

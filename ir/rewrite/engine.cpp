@@ -113,7 +113,26 @@ class Normaliser : public Mutator {
 Engine::Engine(std::vector<const RuleTable*> tables, EngineOptions options)
     : tables_(std::move(tables)), options_(options) {}
 
+// The prover encodes a tensor pattern variable as an input that depends on no binder
+// (checker/smt/rule_prover.cpp), so a rule is applied only where its binding mentions none of
+// the binders the match bound: `adj-gen` with ?Y = gen[j] y[k] would otherwise move ?Y out of
+// the sum over k, and a user's rule could relate different points of a binder-dependent tensor.
+static bool tensor_bindings_closed(const Rule& r, const Bindings& b) {
+  for (const auto& tv : r.vars) {
+    if (tv.sort != Sort::Tensor) continue;
+    auto t = b.find(tv.var);
+    if (t == b.end()) continue;
+    for (const auto& bv : r.vars) {
+      if (bv.sort != Sort::IndexVar && bv.sort != Sort::LetVar) continue;
+      auto v = b.find(bv.var);
+      if (v != b.end() && v->second.as<Var>() && is_free_in(v->second, t->second)) return false;
+    }
+  }
+  return true;
+}
+
 bool Engine::conditions_hold(const Rule& r, Bindings& b, const std::vector<Expr>& facts) {
+  if (!tensor_bindings_closed(r, b)) return false;
   auto get = [&](Expr v) -> Expr {
     auto it = b.find(v);
     return it == b.end() ? Expr() : it->second;

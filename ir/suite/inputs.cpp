@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
+#include <set>
 
 #include "ir/error.h"
 #include "ir/int_arith.h"
@@ -127,6 +129,26 @@ std::int64_t spec_int(const Function& f, const nlohmann::json& v, const SizeMap&
   }
   throw Error(what + ": expected an integer or a size expression");
 }
+// The fields each generator reads (docs/suites.md): `"low": 5` would silently keep lo = 0.
+void check_generator_fields(const nlohmann::json& spec, const std::string& what) {
+  if (!spec.is_object()) throw Error(what + ": a generator is a JSON object");
+  static const std::map<std::string, std::set<std::string>> kFields{
+      {"value", {"value"}},
+      {"file", {"file"}},
+      {"normal", {"dist", "mean", "std"}},
+      {"uniform", {"dist", "lo", "hi"}},
+      {"int", {"dist", "lo", "hi"}},
+      {"sparse", {"dist", "density", "nnz", "lo", "hi", "mean", "std"}}};
+  std::string kind = spec.contains("value")  ? "value"
+                     : spec.contains("file") ? "file"
+                                             : spec.value("dist", std::string("normal"));
+  auto it = kFields.find(kind);
+  if (it == kFields.end()) return;  // an unknown generator is reported where it is chosen
+  for (auto& [key, v] : spec.items())
+    if (!it->second.count(key))
+      throw Error(what + ": `" + key + "` is not a field of the " + kind + " generator");
+}
+
 double spec_num(const nlohmann::json& s, const char* key, double dflt, const std::string& what) {
   if (!s.contains(key)) return dflt;
   if (!s[key].is_number()) throw Error(what + ": `" + key + "` must be a number");
@@ -138,6 +160,7 @@ Tensor generate_input(const Function& f, std::size_t k, const nlohmann::json& sp
                       const SizeMap& sizes, std::uint64_t seed, const std::string& base_dir) {
   const Type& pt = f.params[k]->type;
   std::string what = "input `" + var_name(f.params[k]) + "` of `" + f.name + "`";
+  check_generator_fields(spec, what);
   // A rank-0 i64 size parameter is its size.
   if (pt.is_index() && std::find(f.sizes.begin(), f.sizes.end(), f.params[k]) != f.sizes.end() &&
       !spec.contains("value") && !spec.contains("file")) {
@@ -222,6 +245,15 @@ Tensor generate_input(const Function& f, std::size_t k, const nlohmann::json& sp
 std::vector<Tensor> entry_inputs(const Function& f, const SuiteEntry& e,
                                  const std::string& size_set) {
   const SizeMap& sizes = e.size_set(size_set);
+  for (auto& [name, spec] : e.inputs.items())
+    if (std::none_of(f.params.begin(), f.params.end(),
+                     [&](const Expr& p) { return var_name(p) == name; }))
+      throw Error(e.id() + ": inputs." + name + " names no parameter of `" + f.name + "`");
+  for (auto& [name, n] : sizes)
+    if (std::none_of(f.sizes.begin(), f.sizes.end(),
+                     [&](const Expr& s) { return var_name(s) == name; }))
+      throw Error(e.id() + ": sizes." + size_set + "." + name + " is not a size of `" + f.name +
+                  "`");
   std::vector<Tensor> in;
   for (std::size_t k = 0; k < f.params.size(); ++k) {
     const std::string& name = var_name(f.params[k]);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "ir/error.h"
 
@@ -71,10 +72,22 @@ Suite suite_from_json(const nlohmann::json& j, const std::string& path,
   s.source = j.value("source", "");
   if (!j.contains("entries") || !j["entries"].is_array())
     throw Error(SourcePos{path, 1, 1}, "a manifest needs an `entries` array");
+  static const std::set<std::string> kSuiteKeys{"suite", "source", "entries", "notes"};
+  for (auto& [k, v] : j.items())
+    if (!kSuiteKeys.count(k))
+      throw Error(SourcePos{path, 1, 1}, "unknown manifest field `" + k + "`");
+  // docs/suites.md's fields: a misspelt one (`tolerence`) would silently keep its default.
+  static const std::set<std::string> kEntryKeys{
+      "name", "program", "function", "source",    "sizes",      "inputs", "seed",   "constraints",
+      "wrt",  "modes",   "expected", "tolerance", "cost_bound", "fd",     "expect", "notes"};
   for (const auto& e : j["entries"]) {
     if (!e.is_object())
       throw Error(SourcePos{path, 1, 1},
                   "entry " + std::to_string(s.entries.size()) + " is not a JSON object");
+    for (auto& [k, v] : e.items())
+      if (!kEntryKeys.count(k))
+        throw Error(SourcePos{path, 1, 1},
+                    "entry " + std::to_string(s.entries.size()) + ": unknown field `" + k + "`");
     SuiteEntry x;
     x.suite = s.name;
     x.dir = s.dir;
@@ -89,6 +102,8 @@ Suite suite_from_json(const nlohmann::json& j, const std::string& path,
       throw Error(where + ": missing `sizes` object");
     for (auto& [set, values] : e["sizes"].items()) {
       if (!values.is_object()) throw Error(where + ": sizes." + set + " must be an object");
+      if (set != "small" && set != "full")
+        throw Error(where + ": `sizes." + set + "` is not a size set (small, full)");
       x.sizes[set];  // an empty set is valid: the function has no sizes
       for (auto& [n, v] : values.items()) {
         if (!v.is_number_integer() || v.get<std::int64_t>() < 0)
@@ -106,10 +121,26 @@ Suite suite_from_json(const nlohmann::json& j, const std::string& path,
     x.constraints = strings(e, "constraints", where);
     x.wrt = strings(e, "wrt", where);
     x.modes = strings(e, "modes", where);
-    if (e.contains("expected")) x.expected = e["expected"];
+    if (e.contains("expected")) {
+      x.expected = e["expected"];
+      if (!x.expected.is_object()) throw Error(where + ": `expected` must be an object");
+      for (auto& [k, v] : x.expected.items()) {
+        if (k != "primal" && k != "gradient" && k != "primal_values")
+          throw Error(where + ": expected." + k +
+                      " is not a kind (primal, gradient, primal_values)");
+        if (k != "primal_values" && !v.is_string())
+          throw Error(where + ": expected." + k + " must name a function of the program");
+      }
+    }
+    if (e.contains("tolerance") &&
+        !(e["tolerance"].is_number() && e["tolerance"].get<double>() >= 0))
+      throw Error(where + ": `tolerance` must be a non-negative number");
     x.tolerance = e.value("tolerance", 1e-12);
-    if (e.contains("cost_bound") && e["cost_bound"].is_number())
+    if (e.contains("cost_bound")) {
+      if (!e["cost_bound"].is_number() || !(e["cost_bound"].get<double>() > 0))
+        throw Error(where + ": `cost_bound` must be a positive number");
       x.cost_bound = e["cost_bound"].get<double>();
+    }
     if (e.contains("fd")) {
       const auto& fd = e["fd"];
       if (!fd.is_object()) throw Error(where + ": `fd` must be an object {\"step\", \"levels\"}");

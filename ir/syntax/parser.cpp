@@ -3,7 +3,11 @@
 #include "ir/syntax/parser.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <charconv>
 #include <cmath>
+#include <cstdint>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <numbers>
@@ -668,11 +672,25 @@ class Parser {
   }
 
   double number(const Token& t) {
-    try {
-      return std::stod(t.text);
-    } catch (const std::exception&) {
-      throw Error(t.pos, "number `" + t.text + "` is out of range");
+    errno = 0;
+    char* end = nullptr;
+    double v = std::strtod(t.text.c_str(), &end);
+    if (end != t.text.c_str() + t.text.size())
+      throw Error(t.pos, "`" + t.text + "` is not a number");
+    if (std::isinf(v)) throw Error(t.pos, "number `" + t.text + "` is out of range");
+    // A subnormal literal is kept; one that underflows to 0 would silently become another value.
+    if (v == 0 && t.text.find_first_of("123456789") < t.text.find_first_of("eE"))
+      throw Error(t.pos, "number `" + t.text + "` underflows to 0");
+    if (t.text.find_first_not_of("0123456789") == std::string::npos) {
+      // An integer literal must be the integer it spells: 9007199254740993 would read as 2^53.
+      std::uint64_t n = 0;
+      auto [ptr, ec] = std::from_chars(t.text.data(), t.text.data() + t.text.size(), n);
+      if (ec != std::errc() || ptr != t.text.data() + t.text.size() ||
+          n > (std::uint64_t{1} << 63) || static_cast<std::uint64_t>(v) != n)
+        throw Error(t.pos, "integer literal `" + t.text + "` is not exactly a double (write `" +
+                               t.text + ".0` for the nearest one)");
     }
+    return v;
   }
 
   std::vector<Expr> call_args() {

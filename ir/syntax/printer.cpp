@@ -273,6 +273,9 @@ class Printer : public StrictVisitor<void> {
 }  // namespace
 
 std::string number_str(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
+  if (v == 0 && std::signbit(v)) return "-0.0";  // 1 / -0.0 is -inf: the sign must survive
   if (v == std::floor(v) && std::fabs(v) < 1e15) {
     std::ostringstream os;
     os << static_cast<long long>(v);

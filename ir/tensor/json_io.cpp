@@ -231,13 +231,13 @@ std::string parse_error_detail(const std::string& what) {
 
 }  // namespace
 
-Tensor tensor_from_json(const json& j, ElemType want, Storage want_storage,
+Tensor tensor_from_json(const json& j, ElemType want, std::optional<Storage> want_storage,
                         const std::string& source) {
   Reader reader(want, source);
   try {
     Tensor t = j.is_object() ? reader.read_sparse(j) : reader.read_dense(j);
     validate(t);
-    return to_storage(t, want_storage);
+    return want_storage ? to_storage(t, *want_storage) : t;
   } catch (const Error& e) {
     if (e.pos().file.empty() && !source.empty()) throw Error(SourcePos{source}, e.message());
     throw;
@@ -268,7 +268,8 @@ json tensor_to_json(const Tensor& t) {
   return j;
 }
 
-Tensor read_json_tensor(const std::string& path, ElemType want, Storage want_storage) {
+Tensor read_json_tensor(const std::string& path, ElemType want,
+                        std::optional<Storage> want_storage) {
   const std::string text = read_file_bytes(path);
   json j;
   try {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <string>
 
 #include "ir/tensor/tensor.h"
@@ -16,10 +17,12 @@ namespace adlab::ir {
 //            "values": [...]} or {"format": "coo", "shape": [...], "coords": [[i, j], ...],
 //            "values": [...]}; validated like validate() (sorted, no duplicate keys).
 // Non-finite floats are the strings "NaN", "Infinity", "-Infinity" (JSON has no literal for
-// them). The result is converted to `want_storage`. Errors name `source` (a file name, or empty)
-// and the JSON path of the offending value, e.g. `$[1][0]`.
+// them). The result is converted to `want_storage`, or keeps the JSON's own storage when none is
+// asked for (a sparse file's explicit zeros are stored entries: DESIGN 2.1). Errors name `source`
+// (a file name, or empty) and the JSON path of the offending value, e.g. `$[1][0]`.
 Tensor tensor_from_json(const nlohmann::json& j, ElemType want = ElemType::F64,
-                        Storage want_storage = Storage::Dense, const std::string& source = {});
+                        std::optional<Storage> want_storage = std::nullopt,
+                        const std::string& source = {});
 
 // The JSON form read by tensor_from_json. Doubles are written in the shortest form that
 // reads back to the same bits; i64 as integers, bool as true/false. Nested arrays cannot show
@@ -28,7 +31,7 @@ nlohmann::json tensor_to_json(const Tensor& t);
 
 // File versions; a malformed file's error carries the line and column of the JSON syntax error.
 Tensor read_json_tensor(const std::string& path, ElemType want = ElemType::F64,
-                        Storage want_storage = Storage::Dense);
+                        std::optional<Storage> want_storage = std::nullopt);
 void write_json_tensor(const std::string& path, const Tensor& t);
 
 }  // namespace adlab::ir

@@ -3,9 +3,11 @@
 
 #include "ir/interp/interpreter.h"
 #include "ir/syntax/parser.h"
+#include "ir/syntax/printer.h"
 #include "ir/tensor/tensor_ops.h"
 
 #include <cmath>
+#include <limits>
 
 using namespace adlab;
 using namespace adlab::ir;
@@ -236,9 +238,17 @@ TEST_CASE("nesting deeper than 1000 is an error with a position, 1000 deep still
 
 TEST_CASE("integer literals past 2^53 and bad field numbers are errors with a position", "[unit]") {
   CHECK(error_of("func f(x: f64[n]) -> f64 {\n  return x[99999999999999999999999]\n}\n") ==
-        "t.adl:2:10: error: the integer 1e+23 is out of range (literals are exact up to 2^53)");
+        "t.adl:2:12: error: integer literal `99999999999999999999999` is not exactly a double "
+        "(write `99999999999999999999999.0` for the nearest one)");
   CHECK(error_of("func f(x: f64[n]) -> f64 {\n  return x[9223372036854775807 + 1]\n}\n")
+            .find("is not exactly a double") != std::string::npos);
+  // 2^53 + 1 read as a double is 2^53: the literal would silently be another integer.
+  CHECK(error_of("func g(i: i64) -> i64 {\n  return i + 9007199254740993\n}\n")
+            .rfind("t.adl:2:14: error: integer literal `9007199254740993`", 0) == 0);
+  CHECK(error_of("func g(i: i64) -> i64 {\n  return i + 18014398509481984\n}\n")
             .find("is out of range (literals are exact up to 2^53)") != std::string::npos);
+  CHECK(error_of("func g(x: f64) -> f64 {\n  return x * 1e-400\n}\n") ==
+        "t.adl:2:14: error: number `1e-400` underflows to 0");
   CHECK(error_of("func f(x: f64) -> f64 {\n  let z = (x, x)\n  return z.99999999999\n}\n") ==
         "t.adl:3:12: error: `99999999999` is not a field number");
 }
@@ -252,4 +262,23 @@ TEST_CASE("a gen whose shape product overflows is an error, not a wrapped size",
   Interpreter<double> interp(EvalOptions{});
   CHECK_THROWS_WITH(interp.run_tensors(*m.functions.back(), {dense_f64({}, {1.0})}),
                     Catch::Contains("has more than 2^63 entries"));
+}
+
+TEST_CASE("literals keep their value through parse and print: -0.0, subnormals, 2^53", "[unit]") {
+  Module m = parse_module(
+      "func f(x: f64, i: i64) -> (f64, f64, i64) {\n"
+      "  return (1.0 / (x * -0.0), x * 4.9e-324, i + 9007199254740992)\n}\n",
+      "t.adl");
+  const std::string printed = module_str(m);
+  INFO(printed);
+  CHECK(printed.find("-0.0") != std::string::npos);
+  Module back = parse_module(printed, "printed.adl");
+  for (const Module* mod : {&m, &back}) {
+    Interpreter<double> interp(EvalOptions{});
+    auto out =
+        interp.run_tensors(*mod->functions.back(), {dense_f64({}, {2.0}), dense_i64({}, {0})});
+    CHECK(out[0].values[0] == -std::numeric_limits<double>::infinity());
+    CHECK(out[1].values[0] == 2 * std::numeric_limits<double>::denorm_min());
+    CHECK(out[2].ints[0] == 9007199254740992);
+  }
 }

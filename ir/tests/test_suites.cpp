@@ -10,6 +10,8 @@
 #include <filesystem>
 #include <set>
 
+#include <nlohmann/json.hpp>
+
 #include "ir/interp/interpreter.h"
 #include "ir/suite/inputs.h"
 #include "ir/suite/manifest.h"
@@ -92,7 +94,36 @@ TEST_CASE("malformed manifests are errors naming the file, never raw JSON-librar
     CHECK_THAT(error_for(R"({"entries": [)" + entry + R"(, "seed": )" + seed + "}]}"),
                Catch::Contains("entry `e`") && Catch::Contains("`seed` must be a non-negative"));
   CHECK_THAT(error_for(R"({"entries": [)" + entry + R"(, "tolerance": "x"}]})"),
-             Catch::Contains("manifest.json") && Catch::Contains("wrong JSON type"));
+             Catch::Contains("manifest.json") &&
+                 Catch::Contains("`tolerance` must be a non-negative number"));
   CHECK(error_for(R"({"entries": [)" + entry + "}]}") == "no error");
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE(
+    "a sparse input's explicit zeros stay stored entries, from a file or a value (DESIGN "
+    "2.1, decision 65)",
+    "[unit]") {
+  // 004 SpMV over A's stored entries: the explicit zero at (0, 0) is an entry whose derivative
+  // (x[0]) is not zero, and `sum[(i, j) in A] 1` counts it.
+  Module m = parse_module(
+      "func f(A: f64[n, m] @csr, B: f64[k] @coo) -> f64 { return sum[(i, j) in A] A[i, j] }");
+  const auto dir = fs::temp_directory_path() / ("adlab_sparse_zero_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string csr =
+      R"({"format":"csr","shape":[2,2],"row_ptr":[0,1,2],"col_idx":[0,1],"values":[0.0,3.0]})";
+  const std::string coo = R"({"format":"coo","shape":[4],"coords":[[1],[3]],"values":[5.0,0.0]})";
+  std::ofstream(dir / "a.json") << csr;
+  const SizeMap sizes{{"n", 2}, {"m", 2}, {"k", 4}};
+  const auto& f = *m.functions.at(0);
+  Tensor from_file =
+      generate_input(f, 0, nlohmann::json::parse(R"({"file": "a.json"})"), sizes, 1, dir.string());
+  CHECK(from_file.values == std::vector<double>{0.0, 3.0});
+  CHECK(from_file.col_idx == std::vector<std::int64_t>{0, 1});
+  nlohmann::json value_spec;
+  value_spec["value"] = nlohmann::json::parse(coo);
+  Tensor from_value = generate_input(f, 1, value_spec, sizes, 1, dir.string());
+  CHECK(from_value.values == std::vector<double>{5.0, 0.0});
+  CHECK(from_value.coords == std::vector<std::int64_t>{1, 3});
+  fs::remove_all(dir);
 }

@@ -166,3 +166,23 @@ TEST_CASE("bracket-exp-positive needs ?e > -700: exp underflows to 0 in double",
   INFO(out);
   CHECK(out.find("exp") != std::string::npos);
 }
+
+TEST_CASE("000 (6.27) adj-gen: a tensor pattern variable that mentions a binder is no match",
+          "[smt]") {
+  // The prover encodes ?Y as an input independent of k and i; here ?Y = gen[j] x[k] depends on
+  // the sum's k, which the right side would leave unbound.
+  const Rule* adj_gen = nullptr;
+  for (const auto& r : iverson_adjoint_table().rules)
+    if (r.name() == "adj-gen") adj_gen = &r;
+  REQUIRE(adj_gen);
+  RuleTable one{"one", "", {*adj_gen}};
+  Engine e({&one});
+  Expr dependent = parse("sum[k < n] (gen[j2 < n] x[k])[k] * ((gen[i3 < n] x[i3] * x[i3])[k])");
+  CHECK(e.rewrite(dependent) == dependent);
+  CHECK(free_vars(e.rewrite(dependent)).size() == free_vars(dependent).size());
+  // With an input for ?Y the rule applies.
+  Expr closed = parse("sum[k < n] x[k] * ((gen[i3 < n] x[i3] * x[i3])[k])");
+  Expr out = e.rewrite(closed);
+  CHECK(out != closed);
+  CHECK(expr_str(out).find("x[i3] * (x[i3] * x[i3])") != std::string::npos);
+}

@@ -151,7 +151,11 @@ TEST_CASE("json sparse objects round trip and convert storage", "[unit]") {
   CHECK(back.row_ptr == csr.row_ptr);
   CHECK(back.col_idx == csr.col_idx);
   CHECK(back.values == csr.values);
-  const Tensor dense = read_json_tensor(file.path());
+  // Without a storage asked for, the file's own is kept, explicit zero (0, 3) included.
+  const Tensor kept = read_json_tensor(file.path());
+  CHECK(kept.storage == Storage::Csr);
+  CHECK(kept.values == csr.values);
+  const Tensor dense = read_json_tensor(file.path(), ElemType::F64, Storage::Dense);
   CHECK(dense.storage == Storage::Dense);
   CHECK(read_entry(dense, {2, 1}) == -2);
 
