@@ -3,11 +3,11 @@
 // the type is used from C++ like ADOL-C's adouble and runs IR programs through Interpreter<Dual>.
 #pragma once
 
-#include <boost/math/special_functions/digamma.hpp>
 #include <cmath>
 #include <type_traits>
 
 #include "ad/dualrev/tape.h"
+#include "ir/interp/scalar.h"
 
 namespace adlab::ad::dualrev {
 
@@ -450,7 +450,7 @@ ADLAB_DUALREV_INLINE auto fabs(const E& x) {
 }
 // d lgamma(x) = digamma(x)
 inline Dual lgamma(const Dual& x) {
-  return detail::scale<true>(std::lgamma(x.value()), x, boost::math::digamma(x.value()), 1);
+  return detail::scale<true>(std::lgamma(x.value()), x, ir::math::digamma(x.value()), 1);
 }
 // d pow(x, y) = (y x^(y-1), x^y log x); the second only when y is differentiated (log x needs
 // x > 0; at x = 0 the limit 0 is used)

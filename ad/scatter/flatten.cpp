@@ -64,6 +64,7 @@ class Flattener {
   Expr new_kernel(Kernel k, const std::string& hint, Expr origin) {
     if (k.body.defined()) check_state_free(k.body, origin);
     if (k.init.defined()) check_state_free(k.init, origin);
+    if (k.guard.defined()) check_state_free(k.guard, origin);  // a select on the state, too
     Type t = k.body->type;
     std::vector<Expr> dims = k.bounds;
     if (k.kind == KernelKind::Scan) dims.push_back(k.ibounds[0]);

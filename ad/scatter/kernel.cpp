@@ -1,6 +1,8 @@
 // Kernels of the flat form (paper 002 section 4.5) and small IR helpers shared by the passes.
 #include "ad/scatter/kernel.h"
 
+#include "ir/context.h"
+
 #include "ir/builder.h"
 
 namespace adlab::ad::scatter {
@@ -39,7 +41,8 @@ Expr zero_value(const Type& t) {
   if (t.is_scalar()) return zero_of(t.elem);
   Domain d;
   for (std::size_t k = 0; k < t.rank(); ++k) {
-    d.vars.push_back(Var::make("z_" + std::to_string(k), Type::scalar(ElemType::I64)));
+    // a fresh name: `z_0` may be a size or parameter of the program (it was captured)
+    d.vars.push_back(Var::make(Context::current().fresh_name("z"), Type::scalar(ElemType::I64)));
     d.bounds.push_back(t.dims[k]);
   }
   return Gen::make(d, zero_of(t.elem));

@@ -5,12 +5,12 @@
 #pragma once
 
 #include <algorithm>
-#include <boost/math/special_functions/digamma.hpp>
 #include <cmath>
 #include <cstdint>
 #include <memory>
 #include <vector>
 
+#include "ir/interp/scalar.h"
 namespace adlab::ad::sparse {
 
 // One stored entry of a tau-tangent: the coordinate of tau and the coefficient there.
@@ -240,7 +240,7 @@ inline SparseDual fabs(const SparseDual& x) {
   return abs(x);
 }
 inline SparseDual lgamma(const SparseDual& x) {
-  return SparseDual::chain(std::lgamma(x.value()), x, boost::math::digamma(x.value()));
+  return SparseDual::chain(std::lgamma(x.value()), x, ir::math::digamma(x.value()));
 }
 // d pow(x, y) = y x^(y-1) dx + x^y log x dy (the second only where y has a tangent; at x = 0 the
 // limit 0 is used)

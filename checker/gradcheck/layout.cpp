@@ -1,6 +1,8 @@
 // Flattening of floating inputs and results into coordinates.
 #include "checker/gradcheck/layout.h"
 
+#include <algorithm>
+
 #include "ir/error.h"
 #include "ir/interp/scalar.h"
 #include "ir/tensor/tensor_ops.h"
@@ -27,6 +29,9 @@ const Block& Layout::block_of(std::size_t k) const {
 }
 
 std::string Layout::describe(std::size_t k, const std::vector<ir::Tensor>& values) const {
+  // An empty layout (n = 0, a sparse input with no stored entries) has no worst entry to name.
+  if (std::all_of(blocks.begin(), blocks.end(), [](const Block& x) { return x.count == 0; }))
+    return "(no entries)";
   const Block& b = block_of(k);
   std::size_t local = k - b.offset;
   std::vector<std::int64_t> key(b.shape.size());

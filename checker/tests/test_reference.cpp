@@ -340,3 +340,17 @@ TEST_CASE("a comparison or a max at an exact tie reports margin 0", "[unit]") {
 
 }  // namespace
 }  // namespace adlab::checker
+
+TEST_CASE("an empty layout (n = 0, no stored entries) has no worst entry to name, not an error",
+          "[unit]") {
+  // every gradient cell of an n = 0 entry was ERROR "coordinate 0 is outside the layout"
+  using adlab::checker::Block;
+  using adlab::checker::Layout;
+  Layout empty;
+  empty.blocks.push_back(Block{"x", 0, 0, 0, adlab::ir::Storage::Dense, {0}});
+  CHECK(empty.describe(0, {}) == "(no entries)");
+  Layout one;
+  one.blocks.push_back(Block{"x", 0, 0, 1, adlab::ir::Storage::Dense, {1}});
+  one.size = 1;
+  CHECK_THROWS_WITH(one.describe(3, {}), Catch::Contains("outside the layout"));
+}

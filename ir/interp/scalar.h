@@ -1,6 +1,7 @@
 // Scalar types the reference interpreter is instantiated with, and their math (DESIGN 5 `interp`).
 #pragma once
 
+#include <boost/math/special_functions/digamma.hpp>
 #include <boost/math/special_functions/expm1.hpp>
 #include <boost/math/special_functions/gamma.hpp>
 #include <boost/math/special_functions/log1p.hpp>
@@ -89,6 +90,14 @@ T lgamma(const T& x) {
     return std::lgamma(x);
   else
     return boost::math::lgamma(x);
+}
+// lgamma's derivative for the strategies' scalar rules: NaN at the poles 0, -1, -2, ... where
+// lgamma is +inf (boost's default policy throws there, an error without a source position).
+inline double digamma(double x) {
+  using namespace boost::math::policies;
+  return boost::math::digamma(
+      x, make_policy(pole_error<ignore_error>(), domain_error<ignore_error>(),
+                     overflow_error<ignore_error>(), evaluation_error<ignore_error>()));
 }
 template <class T>
 T sigmoid(const T& x) {

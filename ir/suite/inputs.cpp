@@ -8,6 +8,7 @@
 
 #include "ir/error.h"
 #include "ir/int_arith.h"
+#include "ir/suite/constraints.h"
 #include "ir/syntax/parser.h"
 #include "ir/syntax/printer.h"
 #include "ir/tensor/json_io.h"
@@ -260,6 +261,7 @@ std::vector<Tensor> entry_inputs(const Function& f, const SuiteEntry& e,
     nlohmann::json spec = e.inputs.contains(name) ? e.inputs[name] : default_spec(f, k);
     in.push_back(generate_input(f, k, spec, sizes, e.seed + k, e.dir));
   }
+  check_constraints(f, e, in, sizes);
   return in;
 }
 

@@ -70,12 +70,12 @@ Suite suite_from_json(const nlohmann::json& j, const std::string& path,
   s.name = j.value("suite", suite_root.empty() ? dir.filename().string()
                                                : fs::relative(dir, suite_root).generic_string());
   s.source = j.value("source", "");
-  if (!j.contains("entries") || !j["entries"].is_array())
-    throw Error(SourcePos{path, 1, 1}, "a manifest needs an `entries` array");
   static const std::set<std::string> kSuiteKeys{"suite", "source", "entries", "notes"};
   for (auto& [k, v] : j.items())
     if (!kSuiteKeys.count(k))
       throw Error(SourcePos{path, 1, 1}, "unknown manifest field `" + k + "`");
+  if (!j.contains("entries") || !j["entries"].is_array())
+    throw Error(SourcePos{path, 1, 1}, "a manifest needs an `entries` array");
   // docs/suites.md's fields: a misspelt one (`tolerence`) would silently keep its default.
   static const std::set<std::string> kEntryKeys{
       "name", "program", "function", "source",    "sizes",      "inputs", "seed",   "constraints",

@@ -97,6 +97,18 @@ TEST_CASE("malformed manifests are errors naming the file, never raw JSON-librar
              Catch::Contains("manifest.json") &&
                  Catch::Contains("`tolerance` must be a non-negative number"));
   CHECK(error_for(R"({"entries": [)" + entry + "}]}") == "no error");
+  // A misspelt field would silently keep its default (docs/suites.md lists the fields).
+  CHECK_THAT(error_for(R"({"entries": [)" + entry + R"(, "tolerence": 1e-3}]})"),
+             Catch::Contains("entry 0: unknown field `tolerence`"));
+  CHECK_THAT(error_for(R"({"entries": [)" + entry + R"(, "expected": {"grad": "g"}}]})"),
+             Catch::Contains("expected.grad is not a kind"));
+  CHECK_THAT(error_for(R"({"entries": [)" + entry + R"(, "expected": {"gradient": 5}}]})"),
+             Catch::Contains("expected.gradient must name a function"));
+  CHECK_THAT(error_for(R"({"suite": "s", "entrys": []})"),
+             Catch::Contains("unknown manifest field `entrys`"));
+  CHECK_THAT(error_for(R"({"entries": [{"name": "e", "program": "p.adl", "function": "f", )"
+                       R"("sizes": {"smal": {}}}]})"),
+             Catch::Contains("`sizes.smal` is not a size set"));
   std::filesystem::remove_all(dir);
 }
 
@@ -125,5 +137,45 @@ TEST_CASE(
   Tensor from_value = generate_input(f, 1, value_spec, sizes, 1, dir.string());
   CHECK(from_value.values == std::vector<double>{5.0, 0.0});
   CHECK(from_value.coords == std::vector<std::int64_t>{1, 3});
+  fs::remove_all(dir);
+}
+
+TEST_CASE("generated inputs must keep the entry's constraints, its generator fields and names",
+          "[unit]") {
+  // A constraint was parsed and never used: a normal(0, 1) x for `x > 0.1` went to the checker.
+  const auto dir = fs::temp_directory_path() / ("adlab_constraints_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "p.adl") << "func f(x: f64[n], idx: i64[n]) -> f64 { return x[idx[0]] }\n";
+  auto inputs_for = [&](const std::string& inputs, const std::string& constraints) {
+    std::ofstream(dir / "manifest.json")
+        << R"({"suite": "s", "source": "test", "entries": [{"name": "e", "program": "p.adl", )"
+        << R"("function": "f", "sizes": {"small": {"n": 6}}, "inputs": )" << inputs
+        << R"(, "constraints": )" << constraints << "}]}";
+    Suite s = load_manifest((dir / "manifest.json").string());
+    Module m = parse_file(s.entries[0].program);
+    try {
+      entry_inputs(*m.entry("f"), s.entries[0], "small");
+    } catch (const adlab::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("ok");
+  };
+  const std::string idx = R"("idx": {"dist": "int", "lo": 0, "hi": "n"})";
+  CHECK_THAT(inputs_for(R"({"x": {"dist": "normal"}, )" + idx + "}", R"(["x > 0.1"])"),
+             Catch::Contains("break the constraint `x > 0.1`"));
+  CHECK(inputs_for(
+            R"({"x": {"dist": "uniform", "lo": 0.2, "hi": 1}, )" + idx + "}",
+            R"j(["x > 0.1", "0 <= idx < n", "abs(sum(x) - 100) > 0.5", "no_kinks(x, 0.1)"])j") ==
+        "ok");
+  CHECK_THAT(inputs_for(R"({"x": {"dist": "uniform", "lo": 0.2, "hi": 1}, )" + idx + "}",
+                        R"(["idx < 0"])"),
+             Catch::Contains("break the constraint `idx < 0`") && Catch::Contains("entry 0"));
+  CHECK_THAT(inputs_for(R"({"x": {"dist": "uniform", "lo": 0.2}, )" + idx + "}", R"(["y > 0"])"),
+             Catch::Contains("`y` is no parameter or size of `f`"));
+  // `low` is no field of the uniform generator: x was drawn from [0, 1) instead
+  CHECK_THAT(inputs_for(R"({"x": {"dist": "uniform", "low": 5, "high": 6}, )" + idx + "}", "[]"),
+             Catch::Contains("`high` is not a field of the uniform generator"));
+  CHECK_THAT(inputs_for(R"({"X": {"dist": "normal"}, )" + idx + "}", "[]"),
+             Catch::Contains("inputs.X names no parameter of `f`"));
   fs::remove_all(dir);
 }
