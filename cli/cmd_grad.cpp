@@ -46,11 +46,28 @@ std::vector<double> direction_values(const std::string& spec, std::size_t n) {
   throw Error("--direction expects ones, random or random:SEED, got `" + spec + "`");
 }
 
-// Labels of the derivative's outputs in the calling convention of `mode` (ad/strategy.h).
-std::vector<std::string> output_labels(ad::Mode mode, const ir::Function& f,
-                                       const checker::Layout& in, std::size_t nres) {
+// Labels of the derivative's outputs in the calling convention of `mode` (ad/strategy.h); an
+// empty label is an output not to print (the tangent of an integer result). Strategies differ on
+// integer results in jvp and jacobian mode: a block for every result, or for floating ones only;
+// the count of outputs tells which, and any other count is an error, never a shifted label.
+std::vector<std::string> output_labels(ad::Mode mode, const checker::Layout& in,
+                                       const std::vector<ir::Tensor>& results,
+                                       std::size_t outputs) {
+  const std::size_t nres = results.size();
+  std::vector<std::size_t> floating;
+  for (std::size_t k = 0; k < nres; ++k)
+    if (ir::is_float(results[k].elem)) floating.push_back(k);
   std::vector<std::string> l;
   for (std::size_t k = 0; k < nres; ++k) l.push_back("result " + std::to_string(k));
+  const std::size_t per_result = mode == ad::Mode::Jacobian ? in.blocks.size() : 1;
+  const bool every_result = outputs == nres + nres * per_result;
+  auto result_blocks = [&](auto&& label) {
+    for (std::size_t k = 0; k < nres; ++k) {
+      bool is_float = ir::is_float(results[k].elem);
+      if (!is_float && !every_result) continue;
+      for (std::size_t b = 0; b < per_result; ++b) l.push_back(is_float ? label(k, b) : "");
+    }
+  };
   switch (mode) {
     case ad::Mode::Gradient:
       for (const auto& b : in.blocks) l.push_back("gradient wrt " + b.name);
@@ -59,12 +76,13 @@ std::vector<std::string> output_labels(ad::Mode mode, const ir::Function& f,
       for (const auto& b : in.blocks) l.push_back("cotangent of " + b.name);
       break;
     case ad::Mode::Jvp:
-      for (std::size_t k = 0; k < nres; ++k) l.push_back("tangent of result " + std::to_string(k));
+      result_blocks(
+          [](std::size_t k, std::size_t) { return "tangent of result " + std::to_string(k); });
       break;
     case ad::Mode::Jacobian:
-      for (std::size_t k = 0; k < nres; ++k)
-        for (const auto& b : in.blocks)
-          l.push_back("jacobian of result " + std::to_string(k) + " wrt " + b.name);
+      result_blocks([&](std::size_t k, std::size_t b) {
+        return "jacobian of result " + std::to_string(k) + " wrt " + in.blocks[b].name;
+      });
       break;
     case ad::Mode::Hvp:
       for (const auto& b : in.blocks) l.push_back("gradient wrt " + b.name);
@@ -72,7 +90,11 @@ std::vector<std::string> output_labels(ad::Mode mode, const ir::Function& f,
       for (const auto& b : in.blocks) l.push_back("hvp wrt " + b.name);
       break;
   }
-  (void)f;
+  if (l.size() != outputs)
+    throw Error("the derivative returned " + std::to_string(outputs) + " outputs where mode " +
+                ad::mode_name(mode) + " has " + std::to_string(l.size()) + " (" +
+                std::to_string(floating.size()) + " of " + std::to_string(nres) +
+                " results floating)");
   return l;
 }
 
@@ -123,7 +145,7 @@ int run(const GradArgs& a) {
     bo.keep_source = a.keep_source;
     auto exe = d.executable(a.backend, bo);
     auto y = exe->run(args);
-    auto labels = output_labels(req.mode, *f, in, results.size());
+    auto labels = output_labels(req.mode, in, results, y.size());
     int digits = std::numeric_limits<double>::max_digits10;
     if (a.json) {
       nlohmann::json j;
@@ -132,15 +154,16 @@ int run(const GradArgs& a) {
       j["mode"] = a.mode;
       j["outputs"] = nlohmann::json::array();
       for (std::size_t k = 0; k < y.size(); ++k)
-        j["outputs"].push_back(
-            {{"label", k < labels.size() ? labels[k] : "output"}, {"value", result_json(y[k])}});
+        if (!labels[k].empty())
+          j["outputs"].push_back({{"label", labels[k]}, {"value", result_json(y[k])}});
       if (a.counts && exe->counts()) j["ops"] = exe->counts()->paper_cost();
       text << j.dump(2) << "\n";
     } else {
       text << f->name << " (" << a.strategy << ", " << a.mode << ")\n";
       for (std::size_t k = 0; k < y.size(); ++k)
-        text << "  " << (k < labels.size() ? labels[k] : "output " + std::to_string(k)) << ": "
-             << type_of(y[k]) << " = " << format_tensor(y[k], digits) << "\n";
+        if (!labels[k].empty())
+          text << "  " << labels[k] << ": " << type_of(y[k]) << " = " << format_tensor(y[k], digits)
+               << "\n";
       if (a.counts && exe->counts())
         text << "  ops: " << exe->counts()->str() << " (paper cost " << exe->counts()->paper_cost()
              << ")\n";

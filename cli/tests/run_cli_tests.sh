@@ -273,6 +273,23 @@ func prod(x: f64, y: f64) -> f64 {
 EOF
 echo 3 >x3.json
 echo 4 >y4.json
+# An integer result has no derivative block in jvp/jacobian mode, whichever convention the
+# strategy follows: the labels were shifted ("jacobian of result 0" for result 1's block).
+cat >mixed.adl <<'EOF'
+func f(x: f64[n]) -> (i64, f64[n]) {
+  return (n, gen[i < n] 3.0 * x[i])
+}
+EOF
+for s in sparse fwdvec dualrev; do
+  expect_out "jacobian labels past an integer result ($s)" \
+    $'f ('$s$', jacobian)\n  result 0: i64 = 3\n  result 1: f64[3] = [3, 6, 9]\n  jacobian of result 1 wrt x: f64[3, 3] = [[3, 0, 0], [0, 3, 0], [0, 0, 3]]' \
+    grad mixed.adl --strategy $s --mode jacobian --input x=x.json
+done
+for s in sparse fwdvec; do
+  expect_out "jvp skips an integer result's tangent ($s)" \
+    $'f ('$s$', jvp)\n  result 0: i64 = 3\n  result 1: f64[3] = [3, 6, 9]\n  tangent of result 1: f64[3] = [3, 3, 3]' \
+    grad mixed.adl --strategy $s --mode jvp --input x=x.json
+done
 grad_vals() {
   "$ADLAB" grad prod.adl --strategy fd --input x=x3.json --input y=y4.json "$@" 2>err |
     sed -n 's/.*= //p' | xargs printf '%.6g '
