@@ -128,7 +128,12 @@ class Lowerer {
     if (r->type.rank() > 0) {
       Ref ref = materialize(r, Scope{}, "r");
       if (ref.prefix.empty()) return ref.base;
-      return lift(read_ref(ref, {}), Scope{}, "r");
+      // a partial read (A[0] of a matrix) is lifted element by element, like any tensor value
+      std::vector<Binder> inner;
+      for (auto d : r->type.dims) inner.push_back(Binder{index_var(names_.fresh("i")), d});
+      Expr lifted = lift(read_ref(ref, vars_of(inner)), Scope{}, "r", inner);
+      if (auto* a = lifted.as<Access>(); a && a->indices.empty()) return a->tensor;
+      return lifted;
     }
     Expr e = lower(r, Scope{}, true);
     if (e.as<Var>() || e.as<Literal>()) return e;

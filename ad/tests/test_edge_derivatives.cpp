@@ -153,3 +153,17 @@ TEST_CASE("scatter: a loop body's select on the loop state is declined, not a br
   CHECK_THROWS_AS(gradient("scatter", src, {ir::dense_f64({3}, {0.5, 1, 2})}), Unsupported);
   CHECK(gradient("fwdvec", src, {ir::dense_f64({3}, {0.5, 1, 2})}).size() == 3);
 }
+
+TEST_CASE("iverson: a result that is a partial read (A[0] of a matrix) is lifted element-wise",
+          "[unit]") {
+  // Tensor SSA lifted the partial read itself: "broke its normal form ... (a bug in adlab)"
+  const Strategy* s = StrategyRegistry::instance().find("iverson");
+  REQUIRE(s != nullptr);
+  ir::Module m = ir::parse_module("func f(A: f64[n, m]) -> f64[m] { return A[0] }", "edge.adl");
+  Derivative d = s->differentiate(m.functions.back(), Request{{}, Mode::Vjp, ""});
+  auto out = d.executable("interp", backends::Options{})
+                 ->run({ir::dense_f64({2, 3}, {1, 2, 3, 4, 5, 6}), ir::dense_f64({3}, {7, 8, 9})});
+  REQUIRE(out.size() == 2);
+  CHECK(out[0].values == std::vector<double>{1, 2, 3});
+  CHECK(out[1].values == std::vector<double>{7, 8, 9, 0, 0, 0});
+}
