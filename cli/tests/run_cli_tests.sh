@@ -83,6 +83,13 @@ hdr="{'descr': '<f8', 'fortran_order': False, 'shape': (3,), }"
   printf '\x00\x00\x00\x00\x00\x00\xf0\x3f\x00\x00\x00\x00\x00\x00\x00\x40\x00\x00\x00\x00\x00\x00\x08\x40'
 } >x.npy
 head -c 140 x.npy >truncated.npy
+# big.npy: f64 scalar 1e300, read for an i64 parameter (the cast to i64 was undefined behaviour)
+hdr0="{'descr': '<f8', 'fortran_order': False, 'shape': (), }"
+{
+  printf '\x93NUMPY\x01\x00\x76\x00%s' "$hdr0"
+  printf "%$((128 - 10 - ${#hdr0} - 1))s\n" ''
+  printf '\x9c\x75\x00\x88\x3c\xe4\x37\x7e'
+} >big.npy
 cat >a.mtx <<'EOF'
 %%MatrixMarket matrix coordinate real general
 2 3 3
@@ -237,6 +244,8 @@ expect_err "shape mismatch between inputs" 'spmv.adl:1:30: error: shape mismatch
   eval spmv.adl --input A=matrix.json --input x=x.json
 expect_err "out-of-range access" 'access.adl:2:10: error: index out of range: `k` = 7 is outside [0, 3) in `x[k]` (dimension 0)' \
   eval access.adl --input x=x.json --input k=seven.json
+expect_err "a float .npy too large for i64" 'error: input `k` (big.npy): expected integers (exact, |n| <= 2^53), found 1e+300' \
+  eval access.adl --input x=x.json --input k=big.npy
 expect_err "missing size" 'sized.adl:1:8: error: size `m` of `h` is not bound by any parameter' eval sized.adl --input x=x.json
 check "missing size suggests --size" grep -qF -- '--size m=N' err
 expect_err "missing random size" 'error: no value for size `n` (give it with --size n=N)' eval dot.adl --input x=random --input y=random

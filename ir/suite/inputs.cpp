@@ -2,6 +2,7 @@
 #include "ir/suite/inputs.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -77,8 +78,10 @@ Tensor adapt_to_param(Tensor t, const Type& pt, const std::string& what) {
       r.elem = pt.elem;
       r.shape = t.shape;
       for (double v : t.values) {
-        if (v != static_cast<double>(static_cast<std::int64_t>(v)))
-          throw Error(what + ": expected integers, found " + number_str(v));
+        // range first: converting 1e300 or NaN to i64 is undefined behaviour
+        if (!(std::fabs(v) <= 9007199254740992.0) ||
+            v != static_cast<double>(static_cast<std::int64_t>(v)))
+          throw Error(what + ": expected integers (exact, |n| <= 2^53), found " + number_str(v));
         r.ints.push_back(static_cast<std::int64_t>(v));
       }
       t = std::move(r);
