@@ -77,6 +77,9 @@ ProgramInputs load_program_inputs(const std::string& file, const std::string& fu
       throw Error("--input expects NAME=PATH or NAME=random[:seed], got `" + s + "`");
     std::string name = s.substr(0, eq);
     if (f->param_index(name) < 0) throw Error("`" + f->name + "` has no parameter `" + name + "`");
+    if (given.count(name))  // the last one silently won
+      throw Error("--input " + name + " is given twice (`" + given[name] + "` and `" +
+                  s.substr(eq + 1) + "`)");
     given[name] = s.substr(eq + 1);
   }
   // Sizes bound by given files first, so random inputs can take their shapes from them.

@@ -251,6 +251,7 @@ check "missing size suggests --size" grep -qF -- '--size m=N' err
 expect_err "missing random size" 'error: no value for size `n` (give it with --size n=N)' eval dot.adl --input x=random --input y=random
 expect_err "missing input" 'error: missing input `y`: give --input y=PATH or --input y=random' eval dot.adl --input x=x.json
 expect_err "unknown parameter" 'error: `dot` has no parameter `z`' eval dot.adl --input x=x.json --input y=y.json --input z=y.json
+expect_err "an input given twice" 'error: --input x is given twice (`x.json` and `y.json`)' eval dot.adl --input x=x.json --input y=y.json --input x=y.json
 expect_err "bad --size" 'error: --size n=abc: not an integer' eval dot.adl --input x=random --input y=random --size n=abc
 expect_err "negative --size" 'error: --size n=-3: a size is non-negative' eval dot.adl --input x=random --input y=random --size n=-3
 expect_err "--size with trailing text" 'error: --size n=4abc: not an integer' eval dot.adl --input x=random --input y=random --size n=4abc
