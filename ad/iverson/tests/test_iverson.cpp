@@ -212,9 +212,11 @@ TEST_CASE(
                     << r.derivative);
         if (e.id() == "papers/dftilde/d_pow") {
           // pow(x, y) by both arguments: the primal is one black box, its two partials need two
-          // more (pow(x, y - 1) and log x) plus 3 arithmetic operations; the operation count
-          // charges every black box 1, so the ratio is 6 (docs/strategies/iverson.md)
-          CHECK(r.derivative == 6 * r.primal);
+          // more (pow(x, y - 1) and log x) plus 3 arithmetic operations and the two comparisons
+          // of their limits at 0 (y == 0, x == 0: ad/pow_partials.h, decision 157); the
+          // operation count charges every black box 1, so the ratio is 8
+          // (docs/strategies/iverson.md)
+          CHECK(r.derivative == 8 * r.primal);
           continue;
         }
         CHECK(static_cast<double>(r.derivative) <= 4.0 * static_cast<double>(r.primal) + 1e-9);
