@@ -58,15 +58,7 @@ Row run_entry(const ir::SuiteEntry& e, const std::string& size_set) {
     }
     // Expected gradients must at least evaluate on the same inputs (`adlab check` compares them).
     if (e.expected.contains("gradient")) {
-      const std::string name = e.expected["gradient"].get<std::string>();
-      auto g = m.find(name);
-      if (!g)
-        throw Error(e.id() + ": expected.gradient names `" + name +
-                    "`, which the file does not define");
-      if (g->params.size() != f->params.size())
-        throw Error(e.id() + ": expected.gradient `" + name + "` takes " +
-                    std::to_string(g->params.size()) + " parameter(s), the entry function " +
-                    std::to_string(f->params.size()));
+      auto g = checker::expected_function(m, *f, e, "gradient");
       ir::Interpreter<double> ref(ir::EvalOptions{e.size_set(size_set), false, false});
       ref.run_tensors(*g, inputs);
       ++r.extra_functions;

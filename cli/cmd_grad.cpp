@@ -2,6 +2,7 @@
 // [--emit] [--trace] [--input ...] [--size ...] [--direction ones|random[:seed]] [--json]`:
 // differentiates one function with one strategy and prints the derivative program or its values
 // (DESIGN 8).
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <limits>
@@ -54,9 +55,6 @@ std::vector<std::string> output_labels(ad::Mode mode, const checker::Layout& in,
                                        const std::vector<ir::Tensor>& results,
                                        std::size_t outputs) {
   const std::size_t nres = results.size();
-  std::vector<std::size_t> floating;
-  for (std::size_t k = 0; k < nres; ++k)
-    if (ir::is_float(results[k].elem)) floating.push_back(k);
   std::vector<std::string> l;
   for (std::size_t k = 0; k < nres; ++k) l.push_back("result " + std::to_string(k));
   const std::size_t per_result = mode == ad::Mode::Jacobian ? in.blocks.size() : 1;
@@ -90,11 +88,13 @@ std::vector<std::string> output_labels(ad::Mode mode, const checker::Layout& in,
       for (const auto& b : in.blocks) l.push_back("hvp wrt " + b.name);
       break;
   }
-  if (l.size() != outputs)
+  if (l.size() != outputs) {
+    auto floating = std::count_if(results.begin(), results.end(),
+                                  [](const ir::Tensor& t) { return ir::is_float(t.elem); });
     throw Error("the derivative returned " + std::to_string(outputs) + " outputs where mode " +
                 ad::mode_name(mode) + " has " + std::to_string(l.size()) + " (" +
-                std::to_string(floating.size()) + " of " + std::to_string(nres) +
-                " results floating)");
+                std::to_string(floating) + " of " + std::to_string(nres) + " results floating)");
+  }
   return l;
 }
 

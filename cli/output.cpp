@@ -75,16 +75,14 @@ std::string type_of(const ir::Tensor& t) {
 }
 
 void write_output(const std::string& out, const std::string& text) {
-  // A full disk or a closed pipe is an error, not a silent exit 0 (flushed here to see it).
-  if (out.empty()) {
-    std::cout << text << std::flush;
-    if (!std::cout) throw Error("cannot write the output to stdout");
+  if (out.empty()) {  // main() reports a failed write to stdout
+    std::cout << text;
     return;
   }
   std::ofstream f(out);
   if (!f) throw Error("cannot write `" + out + "`");
   f << text;
-  f.close();
+  f.close();  // a full disk shows only here
   if (!f) throw Error("cannot write `" + out + "` (disk full?)");
 }
 

@@ -156,6 +156,10 @@ Expr max(Expr a, Expr b) {
 Expr to_f64(Expr a) {
   return Prim::make(PrimOp::ToF64, {a});
 }
+Expr to_float(Expr a, ElemType t) {
+  if (a->type.elem == t) return a;
+  return Prim::make(t == ElemType::F32 ? PrimOp::ToF32 : PrimOp::ToF64, {a});
+}
 Expr to_i64(Expr a) {
   return Prim::make(PrimOp::ToI64, {a});
 }

@@ -64,6 +64,8 @@ Expr pow(Expr a, Expr b);
 Expr min(Expr a, Expr b);
 Expr max(Expr a, Expr b);
 Expr to_f64(Expr a);
+// `a` as floating type `t`: itself when it has that type, else f64(a) or f32(a).
+Expr to_float(Expr a, ElemType t);
 Expr to_i64(Expr a);
 Expr select(Expr cond, Expr a, Expr b);
 

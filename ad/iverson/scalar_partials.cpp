@@ -4,6 +4,7 @@
 #include "ad/iverson/terms.h"
 #include "ad/pow_partials.h"
 #include "ad/strategy.h"
+#include "ir/builder.h"
 #include "ir/context.h"
 
 namespace adlab::ad::iverson {
@@ -62,10 +63,7 @@ Expr scalar_partial(Expr prim_node, std::size_t k, Expr g, Expr e) {
     }
     case PrimOp::ToF64:
     case PrimOp::ToF32:  // the identity up to rounding on a floating a: g, converted back
-      if (!is_float(a->type.elem)) return num(0, g);
-      return a->type.elem == g->type.elem
-                 ? g
-                 : prim(a->type.elem == ElemType::F32 ? PrimOp::ToF32 : PrimOp::ToF64, g);
+      return is_float(a->type.elem) ? dsl::to_float(g, a->type.elem) : num(0, g);
     case PrimOp::Floor:
     case PrimOp::Round:
     case PrimOp::ToI64:  // no derivative flows through a conversion from an integer (DESIGN 2.3)

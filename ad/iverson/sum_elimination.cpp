@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "ir/affine.h"
+#include "ir/builder.h"
 #include "ir/substitute.h"
 
 namespace adlab::ad::iverson {
@@ -160,8 +161,7 @@ Expr eliminate_sums(SumTerm t, const std::vector<Expr>& facts, logic::PredicateS
   outer.insert(outer.end(), nonempty.begin(), nonempty.end());
   Expr body = sum_over(used, guard(inner, t.factor));
   if (count.defined()) {
-    PrimOp to = t.factor->type.elem == ElemType::F32 ? PrimOp::ToF32 : PrimOp::ToF64;
-    body = mul(Prim::make(to, {count}), body);
+    body = mul(dsl::to_float(count, t.factor->type.elem), body);
   }
   return guard(outer, body);
 }

@@ -4,6 +4,7 @@
 #include "ad/pow_partials.h"
 #include "ad/scatter/kernel.h"
 #include "ad/strategy.h"
+#include "ir/builder.h"
 #include "ir/context.h"
 #include "ir/substitute.h"
 
@@ -163,12 +164,7 @@ class Adjoint {
       case PrimOp::ToF32:
         // f64(x) of a floating x is the identity up to rounding: its adjoint is g, converted
         // back; only a conversion from an integer is discrete
-        if (is_float(x->type.elem))
-          back(x,
-               x->type.elem == g->type.elem
-                   ? g
-                   : prim(x->type.elem == ElemType::F32 ? PrimOp::ToF32 : PrimOp::ToF64, g),
-               guard);
+        if (is_float(x->type.elem)) back(x, dsl::to_float(g, x->type.elem), guard);
         return;
       case PrimOp::Floor:
       case PrimOp::Round:

@@ -11,6 +11,18 @@
 
 namespace adlab::checker {
 
+ir::FunctionPtr expected_function(const ir::Module& m, const ir::Function& f,
+                                  const ir::SuiteEntry& e, const std::string& kind) {
+  const std::string where = e.id() + ": expected." + kind;
+  const std::string name = e.expected[kind].get<std::string>();  // a string: load_manifest
+  ir::FunctionPtr g = m.find(name);
+  if (!g) throw Error(where + " names `" + name + "`, which " + e.program + " does not define");
+  if (g->params.size() != f.params.size())
+    throw Error(where + " `" + name + "` takes " + std::to_string(g->params.size()) +
+                " parameter(s), the entry function " + std::to_string(f.params.size()));
+  return g;
+}
+
 std::vector<ExpectedPrimal> expected_primals(const ir::Module& m, const ir::Function& f,
                                              const ir::SuiteEntry& e,
                                              const std::vector<ir::Tensor>& inputs,
@@ -18,15 +30,7 @@ std::vector<ExpectedPrimal> expected_primals(const ir::Module& m, const ir::Func
   std::vector<ExpectedPrimal> out;
   const std::string where = e.id() + ": expected.";
   if (e.expected.contains("primal")) {
-    const auto& name = e.expected["primal"];
-    if (!name.is_string()) throw Error(where + "primal must name a function");
-    ir::FunctionPtr g = m.find(name.get<std::string>());
-    if (!g)
-      throw Error(where + "primal names `" + name.get<std::string>() + "`, which " + e.program +
-                  " does not define");
-    if (g->params.size() != f.params.size())
-      throw Error(where + "primal `" + g->name + "` takes " + std::to_string(g->params.size()) +
-                  " parameter(s), the entry function " + std::to_string(f.params.size()));
+    ir::FunctionPtr g = expected_function(m, f, e, "primal");
     ir::Interpreter<double> interp(ir::EvalOptions{sizes, false, false});
     out.push_back({"primal closed form `" + g->name + "`", interp.run_tensors(*g, inputs)});
   }
@@ -58,8 +62,9 @@ std::string compare_results(const std::vector<ir::Tensor>& got, const std::vecto
     // A dense closed form of a sparse result compares entry by entry; two sparse ones by pattern.
     const bool one_dense =
         (got[r].storage == ir::Storage::Dense) != (want[r].storage == ir::Storage::Dense);
-    const ir::Tensor a = one_dense ? ir::to_dense(got[r]) : got[r];
-    const ir::Tensor b = one_dense ? ir::to_dense(want[r]) : want[r];
+    ir::Tensor got_dense, want_dense;
+    const ir::Tensor& a = one_dense ? (got_dense = ir::to_dense(got[r])) : got[r];
+    const ir::Tensor& b = one_dense ? (want_dense = ir::to_dense(want[r])) : want[r];
     if (a.elem != b.elem || a.shape != b.shape || a.storage != b.storage)
       return res + "type " + ir::elem_name(a.elem) + ir::shape_str(a.shape) + ", expected " +
              ir::elem_name(b.elem) + ir::shape_str(b.shape);

@@ -16,6 +16,11 @@ struct ExpectedPrimal {
   std::vector<ir::Tensor> results;
 };
 
+// The function `expected.<kind>` names (`primal`, `gradient`): defined in the entry's file, with
+// the entry function's parameters. Throws adlab::Error naming the entry otherwise.
+ir::FunctionPtr expected_function(const ir::Module& m, const ir::Function& f,
+                                  const ir::SuiteEntry& e, const std::string& kind);
+
 // `expected.primal` (a function of the same file with the entry function's parameters, run on
 // `inputs`) and `expected.primal_values` (one JSON value per result; a lone result's value
 // directly). Throws adlab::Error naming the entry for a field that cannot be used.

@@ -97,27 +97,22 @@ class ConstraintParser {
     }
     return out;
   }
-  Values sum_expr() {
-    Values v = term();
-    while (true) {
-      if (accept('+'))
-        v = combine(v, term(), '+');
-      else if (accept('-'))
-        v = combine(v, term(), '-');
-      else
-        return v;
+  // One precedence level: operands from `next`, joined left to right by the operators in `ops`.
+  template <class Next>
+  Values level(const char* ops, Next next) {
+    Values v = next();
+    for (;;) {
+      const char* op = ops;
+      while (*op && !accept(*op)) ++op;
+      if (!*op) return v;
+      v = combine(v, next(), *op);
     }
   }
+  Values sum_expr() {
+    return level("+-", [this] { return term(); });
+  }
   Values term() {
-    Values v = factor();
-    while (true) {
-      if (accept('*'))
-        v = combine(v, factor(), '*');
-      else if (accept('/'))
-        v = combine(v, factor(), '/');
-      else
-        return v;
-    }
+    return level("*/", [this] { return factor(); });
   }
   Values factor() {
     skip();
