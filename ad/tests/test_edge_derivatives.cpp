@@ -96,14 +96,15 @@ TEST_CASE("a range guard is tested before the read it protects (`&&` is left to 
       "}";
   const std::string hoisted =
       "func f(x: f64[n]) -> f64 {\n"
-      "  let y = gen[i < n] select(i > 0 && x[i - 1] * 2.0 > x[i], x[i] * x[i], x[i])\n"
-      "  return sum[i < n] y[i]\n}";
+      "  let y = gen[i < n] select(i > 0 && x[i - 1] * 2.0 > x[i], x[i] * (sum[j < n] x[j]), "
+      "x[i])\n"
+      "  return sum[i < n] y[i] * y[i]\n}";
   for (const char* s : kEmitting) {
     INFO(s);
     // x = (-1, 2, 3): terms x0 -> x1, x1 -> x1, x2 -> x2
     CHECK(gradient(s, shifted, {ir::dense_f64({3}, {-1, 2, 3})}) == std::vector<double>{0, 2, 1});
-    // x = (1, 3, 1): i = 1: 2 > 3 false -> x1; i = 2: 6 > 1 true -> x2^2
-    CHECK(gradient(s, hoisted, {ir::dense_f64({3}, {1, 3, 1})}) == std::vector<double>{1, 1, 2});
+    // x = (1, 3, 1), S = 5: y = (x0, x1, x2 S) = (1, 3, 5); d/dx = (2 + 2*5, 6 + 10, 10 (5 + 1))
+    CHECK(gradient(s, hoisted, {ir::dense_f64({3}, {1, 3, 1})}) == std::vector<double>{12, 16, 60});
   }
 }
 
