@@ -195,7 +195,8 @@ void Dual::dual_reduce(const Kernel& k, Expr g) {
   for (std::size_t i = 0; i < k.ivars.size(); ++i) {
     auto h = hull_bound(k.ibounds[i], vars, hull);
     if (!h) throw Unsupported(k.pos, "scatter: a sum bound that is not affine");
-    if (*h != k.ibounds[i]) guard = and_guard(guard, cmp(BinaryOp::Lt, k.ivars[i], k.ibounds[i]));
+    if (!hull_is_exact(*h, k.ibounds[i]))
+      guard = and_guard(guard, cmp(BinaryOp::Lt, k.ivars[i], k.ibounds[i]));
     vars.push_back(k.ivars[i]);
     hull.push_back(*h);
   }

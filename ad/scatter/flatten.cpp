@@ -349,7 +349,7 @@ class Flattener {
       if (!h) unsupported(origin, "a bound that is not affine in the enclosing indices");
       s2.vars.push_back(d.vars[k]);
       s2.hull.push_back(*h);
-      if (*h != d.bounds[k])
+      if (!hull_is_exact(*h, d.bounds[k]))
         s2.guard = and_guard(s2.guard, Binary::make(BinaryOp::Lt, d.vars[k], d.bounds[k]));
     }
     return s2;
@@ -369,8 +369,9 @@ class Flattener {
     k.ibounds = n.dom.bounds;
     if (n.op != ReduceOp::Sum) {
       // max/min: the body values are stored, the reduction reads them (paper 002 fold1 rule)
-      if (n.dom.vars.size() != 1 || s2.hull.back() != n.dom.bounds[0])
+      if (n.dom.vars.size() != 1 || !hull_is_exact(s2.hull.back(), n.dom.bounds[0]))
         unsupported(e, "max/min over several or non-rectangular indices");
+      k.ibounds = {s2.hull.back()};  // a bound that may be negative is clamped (its saved gens)
       Expr el = hoist(body, s2, "e", e);
       body = el;
     }
@@ -401,7 +402,7 @@ class Flattener {
           "a loop whose state is a tensor (no incrementally filled store: paper 002 section 6.1)");
     Expr init = scalar(n.init[0], s);
     Scope s2 = inner_scope(s, n.dom, e);
-    if (s2.hull.back() != n.dom.bounds[0])
+    if (!hull_is_exact(s2.hull.back(), n.dom.bounds[0]))
       unsupported(e, "a loop with a bound that depends on an index");
     s2.in_loop = true;
     env_[st] = Val{{}, {}, {}, st};
@@ -414,7 +415,7 @@ class Flattener {
     k.guard = s.guard;
     k.kind = KernelKind::Fold;
     k.ivars = n.dom.vars;
-    k.ibounds = n.dom.bounds;
+    k.ibounds = {s2.hull.back()};  // a bound that may be negative is clamped (its saved gens)
     k.state = st;
     k.init = init;
     k.body = body;
