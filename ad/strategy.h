@@ -81,6 +81,24 @@ std::vector<std::size_t> wrt_parameters(const ir::Function& f, const std::vector
 void check_wrt_names(const ir::Function& f, const std::vector<std::string>& wrt,
                      std::string_view strategy);
 
+// The shape of the Jacobian block of `result` by `param` (DESIGN 2.3, decision 74): the result's
+// dimensions then the parameter's, a sparse tensor contributing one dimension of its stored
+// entries.
+template <class R, class P>
+std::vector<std::int64_t> jacobian_block_shape(const ir::BasicTensor<R>& result,
+                                               const ir::BasicTensor<P>& param) {
+  std::vector<std::int64_t> shape;
+  auto dims = [&shape](const auto& t) {
+    if (t.storage == ir::Storage::Dense)
+      shape.insert(shape.end(), t.shape.begin(), t.shape.end());
+    else
+      shape.push_back(t.nnz());
+  };
+  dims(result);
+  dims(param);
+  return shape;
+}
+
 // Unsupported at the first `f32(x)` of a floating x in f or its callees: a strategy that runs the
 // interpreter on its own scalar type (dual numbers, sparse tangents) would drop x's derivative
 // there; `consequence` says what would be lost.

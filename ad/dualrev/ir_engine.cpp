@@ -150,7 +150,10 @@ class IrEngine : public backends::Executable {
           std::vector<ir::Tensor> blocks(wrt_.size());
           for (std::size_t w = 0; w < wrt_.size(); ++w) {
             std::size_t n_in = in_ids[w].size();
-            blocks[w].shape = {static_cast<std::int64_t>(n_out), static_cast<std::int64_t>(n_in)};
+            blocks[w].shape = ir::is_float(outs[r].elem)
+                                  ? jacobian_block_shape(outs[r], inputs[wrt_[w]])
+                                  : std::vector<std::int64_t>{static_cast<std::int64_t>(n_out),
+                                                              static_cast<std::int64_t>(n_in)};
             blocks[w].values.assign(n_out * n_in, 0.0);
           }
           for (std::size_t i = 0; i < n_out; ++i) {

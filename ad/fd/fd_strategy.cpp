@@ -91,7 +91,7 @@ class FdExecutable : public backends::Executable {
         break;
       }
       case Mode::Jacobian: {
-        // One block per (result, wrt) pair: f64[result entries..., input entries...] flattened.
+        // One block per (result, wrt) pair: f64[result dims..., input dims...] (DESIGN 2.3).
         std::vector<std::vector<ir::Tensor>> cols;
         for (const auto& c : coords) cols.push_back(column(x, c));
         for (std::size_t r = 0; r < y.size(); ++r) {
@@ -99,7 +99,10 @@ class FdExecutable : public backends::Executable {
           for (auto p : wrt_) {
             std::size_t n_in = x[p].values.size(), n_out = y[r].values.size();
             ir::Tensor J;
-            J.shape = {static_cast<std::int64_t>(n_out), static_cast<std::int64_t>(n_in)};
+            J.shape = ir::is_float(y[r].elem)
+                          ? jacobian_block_shape(y[r], x[p])
+                          : std::vector<std::int64_t>{static_cast<std::int64_t>(n_out),
+                                                      static_cast<std::int64_t>(n_in)};
             J.values.assign(n_out * n_in, 0);
             for (std::size_t i = 0; i < n_out; ++i)
               for (std::size_t j = 0; j < n_in; ++j)

@@ -8,8 +8,9 @@
 
 namespace adlab::ad {
 
-// Variants: `dense` (default; Jacobians as dense f64[outputs, inputs], the calling convention)
-// and `coo` (Jacobian blocks as COO tensors holding exactly the tangent's stored entries).
+// Variants: `dense` (default; Jacobians as dense f64[outputs..., inputs...], the calling
+// convention) and `coo` (Jacobian blocks as COO tensors holding exactly the tangent's stored
+// entries).
 std::unique_ptr<Strategy> make_sparse_strategy();
 
 }  // namespace adlab::ad

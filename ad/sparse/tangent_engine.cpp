@@ -110,7 +110,8 @@ class TangentEngine : public backends::Executable {
       case Mode::Jacobian: {
         for (const auto& y : pass.results) {
           if (!ir::is_float(y.elem)) continue;
-          for (std::size_t w = 0; w < wrt_.size(); ++w) out.push_back(jacobian_block(y, tau, w));
+          for (std::size_t w = 0; w < wrt_.size(); ++w)
+            out.push_back(jacobian_block(y, params[wrt_[w]], tau, w));
         }
         break;
       }
@@ -148,14 +149,15 @@ class TangentEngine : public backends::Executable {
     }
   }
 
-  ir::Tensor jacobian_block(const ir::BasicTensor<SparseDual>& y, const TauLayout& tau,
-                            std::size_t w) const {
+  // The block f64[y's dims..., x's dims...] (DESIGN 2.3), dense or as its stored entries.
+  ir::Tensor jacobian_block(const ir::BasicTensor<SparseDual>& y, const ir::Tensor& x,
+                            const TauLayout& tau, std::size_t w) const {
     auto [lo, hi] = block(tau, w);
     const auto n_out = static_cast<std::int64_t>(y.values.size());
     const std::int64_t n_in = hi - lo;
     ir::Tensor b;
-    b.shape = {n_out, n_in};
-    if (layout_ == JacobianLayout::Dense) {
+    b.shape = jacobian_block_shape(y, x);
+    if (layout_ == JacobianLayout::Dense || b.shape.empty()) {  // a scalar by a scalar: no keys
       if (n_out * n_in > kDenseJacobianLimit)
         throw Error("sparse: a dense Jacobian block of " + std::to_string(n_out) + " x " +
                     std::to_string(n_in) +
@@ -168,11 +170,23 @@ class TangentEngine : public backends::Executable {
       return b;
     }
     b.storage = ir::Storage::Coo;  // the stored entries of D_tau[[y]], never densified
+    // A flat position's coordinates along the dims of one side (row-major; a sparse side has
+    // one dim, its stored entries), so that the keys stay sorted.
+    const std::size_t out_rank = y.storage == ir::Storage::Dense ? y.shape.size() : 1;
+    auto unravel = [&b](std::int64_t flat, std::size_t first, std::size_t rank) {
+      const std::size_t at = b.coords.size();
+      b.coords.resize(at + rank);
+      for (std::size_t k = rank; k-- > 0;) {
+        const std::int64_t dim = b.shape[first + k];
+        b.coords[at + k] = flat % dim;
+        flat /= dim;
+      }
+    };
     for (std::int64_t i = 0; i < n_out; ++i)
       for (const auto& e : y.values[static_cast<std::size_t>(i)].tangent())
         if (e.coord >= lo && e.coord < hi) {
-          b.coords.push_back(i);
-          b.coords.push_back(e.coord - lo);
+          unravel(i, 0, out_rank);
+          unravel(e.coord - lo, out_rank, b.shape.size() - out_rank);
           b.values.push_back(e.value);
         }
     return b;

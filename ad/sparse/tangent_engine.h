@@ -34,7 +34,7 @@ struct TangentPass {
 TangentPass tangent_pass(const ir::Function& f, const std::vector<ir::Tensor>& inputs,
                          const std::vector<std::size_t>& wrt, const ir::EvalOptions& options);
 
-// How a Jacobian block is returned: dense f64[outputs, inputs] (the calling convention of
+// How a Jacobian block is returned: dense f64[outputs..., inputs...] (the calling convention of
 // DESIGN 2.3) or COO with exactly the tangent's stored entries (variant `coo`).
 enum class JacobianLayout { Dense, Coo };
 

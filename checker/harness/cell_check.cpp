@@ -39,17 +39,18 @@ std::size_t result_count(const ir::Function& f) {
 }  // namespace
 
 std::string structure_mismatch(const std::vector<ir::Tensor>& got, const Layout& layout,
-                               const std::vector<ir::Tensor>& like, const char* what) {
+                               const std::vector<ir::Tensor>& like, const char* what,
+                               const std::string& subject) {
   std::vector<const ir::Tensor*> floating;
   for (const auto& t : got)
     if (ir::is_float(t.elem)) floating.push_back(&t);
   if (floating.size() != layout.blocks.size())
-    return "the derivative has " + std::to_string(floating.size()) + " floating outputs where " +
+    return subject + " has " + std::to_string(floating.size()) + " floating outputs where " +
            std::to_string(layout.blocks.size()) + " (one per " + what + ") were expected";
   for (std::size_t k = 0; k < floating.size(); ++k) {
     const Block& b = layout.blocks[k];
     const ir::Tensor& g = *floating[k];
-    const std::string name = "the derivative output for " + b.name;
+    const std::string name = subject + "'s output for " + b.name;
     if (g.shape != b.shape)
       return name + " has shape " + shape_str(g.shape) + " where " + shape_str(b.shape) +
              " was expected";
@@ -62,6 +63,36 @@ std::string structure_mismatch(const std::vector<ir::Tensor>& got, const Layout&
   }
   return "";
 }
+
+namespace {
+// One dense f64[result dims..., parameter dims...] block per (result, wrt) pair, results outer
+// (DESIGN 2.3): a transposed or flattened block holds the same numbers in another order.
+std::string jacobian_structure_mismatch(const std::vector<ir::Tensor>& got,
+                                        const EntryContext& ctx) {
+  std::vector<const ir::Tensor*> floating;
+  for (const auto& t : got)
+    if (ir::is_float(t.elem)) floating.push_back(&t);
+  const Layout &out = ctx.ref.out, &in = ctx.ref.in;
+  if (floating.size() != out.blocks.size() * in.blocks.size())
+    return "the derivative has " + std::to_string(floating.size()) + " floating outputs where " +
+           std::to_string(out.blocks.size() * in.blocks.size()) +
+           " (one per result and differentiated parameter) were expected";
+  std::size_t k = 0;
+  for (const auto& rb : out.blocks)
+    for (const auto& wb : in.blocks) {
+      const ir::Tensor& g = *floating[k++];
+      const std::string name = "the Jacobian block of " + rb.name + " by " + wb.name;
+      auto want = ad::jacobian_block_shape(ctx.ref.results[rb.index], ctx.inputs[wb.index]);
+      if (g.shape != want)
+        return name + " has shape " + shape_str(g.shape) + " where " + shape_str(want) +
+               " was expected";
+      if (g.storage != ir::Storage::Dense)
+        return name + " is stored " + (g.storage == ir::Storage::Csr ? "@csr" : "@coo") +
+               ": the checker compares dense blocks";
+    }
+  return "";
+}
+}  // namespace
 
 ModeRun run_mode(const EntryContext& ctx, backends::Executable& exe, ad::Mode mode,
                  const std::vector<double>& dir) {
@@ -103,7 +134,8 @@ ModeRun run_mode(const EntryContext& ctx, backends::Executable& exe, ad::Mode mo
       r.structure_error = structure_mismatch(rest, out, ctx.ref.results, "result");
       break;
     case ad::Mode::Jacobian:
-      break;  // one f64[outputs..., inputs...] block per pair: counted by the size check
+      r.structure_error = jacobian_structure_mismatch(rest, ctx);
+      break;
   }
   return r;
 }
@@ -225,10 +257,22 @@ void check_cell(const EntryContext& ctx, const ad::Strategy& s, const ad::Reques
       cell.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       return;
     }
-  // The primal results come first in every calling convention: they must be right too.
+  // The primal results come first in every calling convention: they must be right too, as
+  // tensors (shapes, storage, stored coordinates) and as values.
+  std::string primal_structure =
+      structure_mismatch(run.results, ref.out, ref.results, "floating result", "the primal");
+  for (std::size_t k = 0; k < run.results.size() && k < ref.results.size(); ++k)
+    if (primal_structure.empty() && run.results[k].shape != ref.results[k].shape)
+      primal_structure = "result " + std::to_string(k) + " has shape " +
+                         shape_str(run.results[k].shape) + " where " +
+                         shape_str(ref.results[k].shape) + " was expected";
   std::vector<double> primal = flatten(run.results);
   Comparison pc = compare(primal, ref.primal, tol.value, ref.out.block_sizes());
-  if (!pc.pass) {
+  if (!primal_structure.empty()) {
+    cell.status = Status::Fail;
+    cell.where = "the primal results";
+    cell.detail = primal_structure;
+  } else if (!pc.pass) {
     cell.status = Status::Fail;
     cell.worst_error = pc.worst_error;
     cell.where = ref.out.describe(pc.worst_index, ref.results) + " (primal result)";

@@ -41,9 +41,11 @@ struct ModeRun {
 // Why the derivative's floating tensors are not one per block of `layout` with the block's shape
 // and storage, and for a sparse block the stored coordinates of the tensor it stands for
 // (`like`: the parameters or the results); empty when they are. The flattened values alone would
-// let a reshaped or mis-keyed derivative pass. `what` names a block ("differentiated parameter").
+// let a reshaped or mis-keyed derivative pass. `what` names a block ("differentiated parameter"),
+// `subject` the tensors checked.
 std::string structure_mismatch(const std::vector<ir::Tensor>& got, const Layout& layout,
-                               const std::vector<ir::Tensor>& like, const char* what);
+                               const std::vector<ir::Tensor>& like, const char* what,
+                               const std::string& subject = "the derivative");
 
 ModeRun run_mode(const EntryContext& ctx, backends::Executable& exe, ad::Mode mode,
                  const std::vector<double>& dir);

@@ -208,6 +208,22 @@ void reshape_gradient(const std::vector<ir::Tensor>&, std::vector<ir::Tensor>& o
   if (d.rank() == 1) d.shape = {d.shape[0], 1};
 }
 
+// Every derivative block flattened to one dimension: the right values in the right order (fd,
+// dualrev and sparse returned [outputs, inputs] matrices for any ranks).
+void flatten_derivative(const std::vector<ir::Tensor>&, std::vector<ir::Tensor>& out,
+                        std::size_t results) {
+  for (std::size_t k = results; k < out.size(); ++k) out[k].shape = {out[k].numel()};
+}
+
+// The first primal result reshaped ([n] as [n, 1], a scalar as [1]); its values unchanged.
+void reshape_primal(const std::vector<ir::Tensor>&, std::vector<ir::Tensor>& out, std::size_t) {
+  ir::Tensor& y = out.at(0);
+  if (y.rank() == 1)
+    y.shape = {y.shape[0], 1};
+  else
+    y.shape = {y.numel()};
+}
+
 void identity(const std::vector<ir::Tensor>&, std::vector<ir::Tensor>&, std::size_t) {}
 
 // fwdvec's hvp with the gradient it returns first scaled by 1 + 1e-6; the Hessian-vector
@@ -257,6 +273,8 @@ void register_test_strategies() {
   add("test_nan", nan_entry);
   add("test_truncated", truncate);
   add("test_reshaped", reshape_gradient);
+  add("test_flattened", flatten_derivative);
+  add("test_primal_reshaped", reshape_primal);
   if (!reg.find("test_throws")) reg.add(std::make_unique<ThrowingStrategy>());
   if (!reg.find("test_hvp_wrong_gradient")) reg.add(std::make_unique<WrongHvpGradientStrategy>());
   for (bool claim : {true, false}) {
@@ -617,6 +635,32 @@ TEST_CASE("a gradient with the right values but another shape than its parameter
   CHECK(c.status == Status::Fail);
   CHECK(c.detail.find("has shape [5, 1] where [5] was expected") != std::string::npos);
   CHECK_FALSE(r.ok());
+}
+
+TEST_CASE("a Jacobian block with the right values but not shaped [outputs..., inputs...] fails",
+          "[unit]") {
+  HarnessResult r = run({"test_flattened"}, "/sinmv");
+  const Cell& c = cell(r, "/sinmv", "test_flattened");
+  INFO(describe(c));
+  CHECK(c.status == Status::Fail);
+  CHECK(c.detail.find("the Jacobian block of result 0 by x has shape [16] where [4, 4] was "
+                      "expected") != std::string::npos);
+  CHECK_FALSE(r.ok());
+}
+
+TEST_CASE("a primal result with the right values but another shape fails, named as the primal",
+          "[unit]") {
+  HarnessResult r = run({"test_primal_reshaped"}, "/sin");
+  for (const char* e : {"/sinx", "/sinmv"}) {
+    const Cell& c = cell(r, e, "test_primal_reshaped");
+    INFO(describe(c));
+    CHECK(c.status == Status::Fail);
+    CHECK(c.where == "the primal results");
+  }
+  CHECK(cell(r, "/sinx", "test_primal_reshaped").detail.find("has shape [1] where [] was") !=
+        std::string::npos);
+  CHECK(cell(r, "/sinmv", "test_primal_reshaped").detail.find("has shape [4, 1] where [4] was") !=
+        std::string::npos);
 }
 
 TEST_CASE("gradient mode on a vector-valued function is a manifest ERROR, not UNSUPPORTED",

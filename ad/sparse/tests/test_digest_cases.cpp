@@ -158,7 +158,8 @@ TEST_CASE("digest 004 9.1 test 4: VSM V * s * s w.r.t. s is 2 s V = {0:4, 2:12}"
     REQUIRE(j.size() == 2);
     CHECK(j[0].storage == ir::Storage::Coo);
     CHECK(j[0].values == std::vector<double>{4, 12});
-    CHECK(j[1].shape == std::vector<std::int64_t>{2, 1});  // one row per stored output entry
+    // DESIGN 2.3: one dim per stored output entry, then the scalar s's (none)
+    CHECK(j[1].shape == std::vector<std::int64_t>{2});
     CHECK(j[1].values == std::vector<double>{4, 12});
   }
 }
@@ -233,7 +234,7 @@ TEST_CASE("digest 004 9.1 test 11: u * w w.r.t. u is J(i)(j)(k) = [i == k] w(j),
           "[sparse]") {
   auto j = run("sparse", "outer", Mode::Jacobian,
                {ir::dense_f64({2}, {1, 2}), ir::dense_f64({3}, {3, 4, 5})}, {"u"});
-  REQUIRE(j[1].shape == std::vector<std::int64_t>{6, 2});
+  REQUIRE(j[1].shape == std::vector<std::int64_t>{2, 3, 2});  // J(i)(j)(k): the result's dims first
   for (std::int64_t i = 0; i < 2; ++i)
     for (std::int64_t jj = 0; jj < 3; ++jj)
       for (std::int64_t k = 0; k < 2; ++k) {
