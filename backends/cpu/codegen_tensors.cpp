@@ -243,7 +243,9 @@ std::string alloc_result(Emitter& em, const Type& body, const std::vector<std::s
   if (body.is_tuple()) {  // struct of arrays, as the interpreter holds arrays of tuples
     std::vector<std::string> fs, types;
     for (const auto& f : body.fields) {
-      fs.push_back(alloc_result(em, f, outer, at));
+      Type field = f;  // an array of tuples: the tuple's own dims come before each field's
+      field.dims.insert(field.dims.begin(), body.dims.begin(), body.dims.end());
+      fs.push_back(alloc_result(em, field, outer, at));
       types.push_back(std::string("adlab_rt::Tensor<") + Emitter::elem_type(f.elem) + ">");
     }
     std::string r = "std::tuple<";

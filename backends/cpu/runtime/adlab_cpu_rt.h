@@ -522,9 +522,12 @@ void store(int site, Tensor<E>& out, i64 block, const E& v) {
 template <class E>
 void store(int site, Tensor<E>& out, i64 block, const Tensor<E>& v) {
   i64 outer = out.rank - v.rank;
+  if (outer < 0) fail(site, kShape, v.rank, out.rank);
   for (i64 d = 0; d < v.rank; ++d)
     if (v.shape[d] != out.shape[outer + d]) fail(site, kShape, v.shape[d], out.shape[outer + d]);
   i64 inner = v.numel();
+  // The block must lie inside out (a backstop: the allocation follows the same type).
+  if ((block + 1) * inner > out.numel()) fail(site, kShape, (block + 1) * inner, out.numel());
   E* dst = out.w + block * inner;
   if (v.storage == kDense) {
     copy_entries(v.p, inner, dst);

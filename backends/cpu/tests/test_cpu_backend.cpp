@@ -43,6 +43,18 @@ func folded(a: f64[n], k: i64) -> (f64, f64[n]) {
   return loop[t < k] (s = 0, w = a) { next (s + sum[i < n] w[i], gen[i < n] 0.5 * w[i]) }
 }
 
+func nested_tuples(x: f64[n]) -> (f64, f64, f64, f64) {
+  let z = gen[i < n] gen[j < n] (x[i] * x[j], x[i] - x[j])
+  let a = sum[i < n, j < n] z[i, j].0 * z[i][j].1 * f64(i + 2 * j + 1)
+  let w = gen[i < n] (x, x[i])
+  let b = sum[i < n, j < n] w[i].0[j] * w[i].1 * f64(j + 1)
+  let g = gen[i < n] [i < 2] * gen[j < n] (x[j], x[i])
+  let c = sum[i < n, j < n] (g[i, j].0 + 10 * g[i, j].1) * f64(i + 1)
+  let s = gen[i < n] select(i == 1, (x, 1.0), (gen[j < n] x[j] * 2, 3.0))
+  let d = sum[i < n, j < n] s[i].0[j] * s[i].1 * f64(i * n + j)
+  return (a, b, c, d)
+}
+
 func scattered(idx: i64[n], v: f64[n]) -> f64[4] {
   return scatter[i < n] to f64[4] at (idx[i]) add v[i]
 }
@@ -107,6 +119,19 @@ TEST_CASE("cpu: sparse rows, loops with tuple state, scatter", "[cpu]") {
   idx.shape = {3};
   idx.ints = {2, 0, 2};
   check_agree("scattered", {idx, vec({1, 2, 3})});
+}
+
+TEST_CASE("cpu: a gen of arrays of tuples allocates each field with the tuple's dims", "[cpu]") {
+  // Each field of z is f64[n, n]; it was allocated f64[n] and written past its end (found by
+  // an audit helper). Values by hand for x = (1, 2, 3).
+  auto x = vec({1, 2, 3});
+  check_agree("nested_tuples", {x});
+  auto got = run("cpu", "nested_tuples", {x});
+  REQUIRE(got.size() == 4);
+  CHECK(got[0].values == std::vector<double>{-20});
+  CHECK(got[1].values == std::vector<double>{84});
+  CHECK(got[2].values == std::vector<double>{168});
+  CHECK(got[3].values == std::vector<double>{338});
 }
 
 TEST_CASE("cpu: an out-of-range access is an error naming the access and its position", "[cpu]") {
