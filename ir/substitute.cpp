@@ -186,7 +186,39 @@ class Substituter : public Mutator {
   VarSet captured_;
 };
 
+// Renames a binder of a name bound around it (the whole node's children count as inside: a
+// let's value renamed needlessly is still the same program).
+class Unshadower : public Mutator {
+ public:
+  Expr mutate(Expr e) override {
+    std::vector<Expr> bound;
+    if (auto b = binding_of(e)) bound = b->bound;
+    if (bound.empty()) return Mutator::mutate(e);
+    SubstMap rename;  // a replacement mentioning v makes substitute rename e's binder of v
+    for (auto v : bound)
+      if (scope_.count(v))
+        rename[Var::make(Context::current().fresh_name("unshadow"), v->type)] = v;
+    if (!rename.empty()) {
+      e = substitute(e, rename);
+      if (auto b = binding_of(e)) bound = b->bound;
+    }
+    std::vector<Expr> added;
+    for (auto v : bound)
+      if (scope_.insert(v).second) added.push_back(v);
+    Expr r = Mutator::mutate(e);
+    for (auto v : added) scope_.erase(v);
+    return r;
+  }
+
+ private:
+  VarSet scope_;
+};
+
 }  // namespace
+
+Expr unshadow(Expr e) {
+  return Unshadower().mutate(e);
+}
 
 std::vector<Expr> free_vars(Expr e) {
   VarSet bound, seen;

@@ -23,4 +23,8 @@ Expr substitute(Expr e, const SubstMap& m);
 Expr substitute(Expr e, Expr var, Expr replacement);
 Type substitute_type(const Type& t, const SubstMap& m);
 
+// `e` with every binder that rebinds a variable already bound around it renamed fresh (the
+// language has no shadowing; rewrite rules that float binders can nest two of one name).
+Expr unshadow(Expr e);
+
 }  // namespace adlab::ir

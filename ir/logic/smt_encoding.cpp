@@ -530,6 +530,10 @@ SymValue Encoder::materialised(const SymValue& v) {
     for (auto p : pt) idx.push_back(z_.int_val(p));
     table->push_back(t.at(idx));
   }
+  // A tensor of tensors (or tuples) stays a function: a symbolic index would need a selection
+  // chain per inner element (taking entry 0 made f(G[idx[0], 1]) equal f(G[1 - idx[0], 1])).
+  for (const auto& e : *table)
+    if (!e.is_scalar()) return v;
   auto m = std::make_shared<SymTensor>(t);
   Type elem = t.type.element();
   m->at = [this, table, dims, elem](const std::vector<z3::expr>& idx) {
@@ -552,7 +556,6 @@ SymValue Encoder::materialised(const SymValue& v) {
         rest /= dims[d];
       }
       const SymValue& e = (*table)[k];
-      if (!e.is_scalar()) return e;  // nested tensors are not tabled
       r = SymValue::scalar(z3::ite(hit, e.value(), r.value()),
                            z3::ite(hit, e.defined(), r.defined()));
     }

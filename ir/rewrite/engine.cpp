@@ -55,6 +55,22 @@ class Normaliser : public Mutator {
     if (same_domain(d, n.dom) && body == n.pred) return self;
     return Exists::make(d, body);
   }
+  // Binders without range facts: a fact about an outer variable of the same name is about
+  // another variable inside (rules such as let-mul-left can nest a sibling's binder).
+  Expr mutate_node(const Let& n, Expr self) override {
+    return forgetting(n.vars, [&] { return Mutator::mutate_node(n, self); });
+  }
+  Expr mutate_node(const Loop& n, Expr self) override {
+    std::vector<Expr> bound = n.dom.vars;
+    bound.insert(bound.end(), n.state.begin(), n.state.end());
+    return forgetting(bound, [&] { return Mutator::mutate_node(n, self); });
+  }
+  Expr mutate_node(const Scan& n, Expr self) override {
+    return forgetting(n.dom.vars, [&] { return Mutator::mutate_node(n, self); });
+  }
+  Expr mutate_node(const Scatter& n, Expr self) override {
+    return forgetting(n.dom.vars, [&] { return Mutator::mutate_node(n, self); });
+  }
   Expr mutate_node(const Iverson& n, Expr self) override {
     Expr p = mutate(n.pred);
     std::size_t mark = facts_.size();
@@ -75,23 +91,31 @@ class Normaliser : public Mutator {
   }
 
  private:
+  // Runs body() without the facts that mention `vars` (bound again by the node being entered),
+  // then with every fact restored; `extra` facts hold inside.
   template <class F>
-  Expr under(const Domain& d, F&& body) {
+  Expr forgetting(const std::vector<Expr>& vars, F&& body, std::vector<Expr> extra = {}) {
     std::vector<Expr> saved = facts_;
-    // Facts about a variable this domain binds again are about another variable in its body.
     std::erase_if(facts_, [&](Expr f) {
-      for (const auto& v : d.vars)
+      for (const auto& v : vars)
         if (is_free_in(v, f)) return true;
       return false;
     });
-    if (!d.is_stored())
-      for (std::size_t k = 0; k < d.vars.size(); ++k) {
-        facts_.push_back(dsl::le(dsl::ilit(0), d.vars[k]));
-        facts_.push_back(dsl::lt(d.vars[k], d.bounds[k]));
-      }
+    facts_.insert(facts_.end(), extra.begin(), extra.end());
     Expr r = body();
     facts_ = std::move(saved);
     return r;
+  }
+  // Facts about a variable this domain binds again are about another variable in its body.
+  template <class F>
+  Expr under(const Domain& d, F&& body) {
+    std::vector<Expr> ranges;
+    if (!d.is_stored())
+      for (std::size_t k = 0; k < d.vars.size(); ++k) {
+        ranges.push_back(dsl::le(dsl::ilit(0), d.vars[k]));
+        ranges.push_back(dsl::lt(d.vars[k], d.bounds[k]));
+      }
+    return forgetting(d.vars, std::forward<F>(body), std::move(ranges));
   }
   Expr renormalise(Expr e) {
     // The right side is built from normal pieces, but new redexes can appear inside it.
@@ -182,6 +206,18 @@ bool Engine::conditions_hold(const Rule& r, Bindings& b, const std::vector<Expr>
       }
     }
   }
+  // The prover took the assumptions as given: the engine must establish them at the match
+  // (S7's "A stores no key" is a fact about the data, true for zero[D] only).
+  for (const auto& a : r.assumptions) {
+    Bindings copy = b;
+    Expr goal;
+    try {
+      goal = instantiate(r, a, copy);
+    } catch (const Error&) {
+      return false;  // it binds variables of its own (S7's exists): not stated at the match
+    }
+    if (logic_.implies(facts, goal) != logic::Answer::Yes) return false;
+  }
   return true;
 }
 
@@ -224,8 +260,10 @@ FunctionPtr Engine::rewrite(const Function& f) {
   auto g = std::make_shared<Function>(f);
   std::vector<Expr> facts;
   for (const auto& s : f.sizes) facts.push_back(dsl::le(dsl::ilit(0), s));
-  for (auto& s : g->stmts) s.value = rewrite(s.value, facts);
-  for (auto& r : g->results) r = rewrite(r, facts);
+  // Rules that float binders (let-mul-left) can nest two binders of one name: renamed, so that
+  // the printed program parses again.
+  for (auto& s : g->stmts) s.value = unshadow(rewrite(s.value, facts));
+  for (auto& r : g->results) r = unshadow(rewrite(r, facts));
   return g;
 }
 

@@ -1,5 +1,7 @@
 #include "ir/rewrite/pattern.h"
 
+#include <cmath>
+
 #include "ir/affine.h"
 #include "ir/context.h"
 #include "ir/mutator.h"
@@ -40,7 +42,9 @@ bool same_head(Expr p, Expr t) {
       bool pf = is_float(p->type.elem) || p->flexible, tf = is_float(t->type.elem) || t->flexible;
       if (p->type.elem == ElemType::Bool || t->type.elem == ElemType::Bool)
         return p->type.elem == t->type.elem && a->value == b->value;
-      return a->value == b->value && (pf == tf || p->flexible || t->flexible);
+      // -0.0 == 0.0, but a rule proved for 0 (sub-zero: x - 0 = x) is false for -0.0
+      return a->value == b->value && std::signbit(a->value) == std::signbit(b->value) &&
+             (pf == tf || p->flexible || t->flexible);
     }
     case NodeKind::Var:
       return p == t;
