@@ -3,21 +3,28 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "ir/expr.h"
 
 namespace adlab::ir {
 
 // x op y for op in + - * / %; / and % are floor division and its remainder, for y > 0
-// (callers report a non-positive divisor with their own position).
-inline std::int64_t int_arith(BinaryOp op, std::int64_t x, std::int64_t y) {
+// (callers report a non-positive divisor with their own position). nullopt when the result
+// does not fit in i64: the language has no wrap-around (and the rewrite engine reasons over
+// unbounded integers, which is sound only if no program observes a wrapped value).
+inline std::optional<std::int64_t> int_arith(BinaryOp op, std::int64_t x, std::int64_t y) {
+  std::int64_t r = 0;
   switch (op) {
     case BinaryOp::Add:
-      return x + y;
+      if (__builtin_add_overflow(x, y, &r)) return std::nullopt;
+      return r;
     case BinaryOp::Sub:
-      return x - y;
+      if (__builtin_sub_overflow(x, y, &r)) return std::nullopt;
+      return r;
     case BinaryOp::Mul:
-      return x * y;
+      if (__builtin_mul_overflow(x, y, &r)) return std::nullopt;
+      return r;
     case BinaryOp::Div:
     case BinaryOp::Mod: {
       std::int64_t q = x / y, m = x % y;

@@ -209,9 +209,10 @@ std::int64_t Interpreter<T>::Impl::reduce_int(const Reduce& r, Expr self) {
   bool any = false;
   iterate(r.dom, self, [&] {
     std::int64_t x = index(r.body);
-    if (r.op == ReduceOp::Sum)
-      acc += x;
-    else if (!any)
+    if (r.op == ReduceOp::Sum) {
+      if (__builtin_add_overflow(acc, x, &acc))
+        fail(self, "integer overflow in `" + expr_str(self) + "` (the sum does not fit in i64)");
+    } else if (!any)
       acc = x;
     else
       acc = r.op == ReduceOp::Max ? std::max(acc, x) : std::min(acc, x);
@@ -236,6 +237,9 @@ std::int64_t Interpreter<T>::Impl::index(Expr e) {
     case NodeKind::Unary: {
       auto* u = e.as<Unary>();
       std::int64_t a = index(u->a);
+      if (u->op == UnaryOp::Neg && a == std::numeric_limits<std::int64_t>::min())
+        fail(e, "integer overflow in `" + expr_str(e) + "` (-(" + std::to_string(a) +
+                    ") does not fit in i64)");
       return u->op == UnaryOp::Neg ? -a : !a;
     }
     case NodeKind::Binary: {
@@ -254,7 +258,11 @@ std::int64_t Interpreter<T>::Impl::index(Expr e) {
       if ((b->op == BinaryOp::Div || b->op == BinaryOp::Mod) && y <= 0)
         fail(e, "integer " + std::string(op_name(b->op)) + " by a non-positive value (" +
                     std::to_string(y) + ") in `" + expr_str(e) + "`");
-      if (is_int_arith(b->op)) return int_arith(b->op, x, y);
+      if (is_int_arith(b->op)) {
+        if (auto r = int_arith(b->op, x, y)) return *r;
+        fail(e, "integer overflow in `" + expr_str(e) + "` (" + std::to_string(x) + " " +
+                    op_name(b->op) + " " + std::to_string(y) + " does not fit in i64)");
+      }
       if (is_comparison(b->op)) return compare_op(b->op, x, y);
       fail(e, "bad integer operator");
     }

@@ -240,7 +240,15 @@ Value<T> Interpreter<T>::Impl::eval_scan(const Scan& s) {
     std::int64_t acc = 0;
     iterate(s.dom, s.body, [&] {
       std::int64_t x = index(s.body);
-      acc = first ? x : static_cast<std::int64_t>(combine(acc, x));
+      std::int64_t next = x;  // (+) and (*) scans of integers must not wrap either
+      if (!first && s.op == ReduceOp::Sum    ? __builtin_add_overflow(acc, x, &next)
+          : !first && s.op == ReduceOp::Prod ? __builtin_mul_overflow(acc, x, &next)
+                                             : false)
+        fail(s.body, "integer overflow in the scan `" + expr_str(s.body) +
+                         "` (the running value does not fit in i64)");
+      acc = first || s.op == ReduceOp::Sum || s.op == ReduceOp::Prod
+                ? next
+                : static_cast<std::int64_t>(combine(acc, x));
       first = false;
       r.ints.push_back(acc);
     });

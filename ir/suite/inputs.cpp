@@ -33,10 +33,13 @@ std::int64_t eval_size(Expr e, const SizeMap& sizes) {
     std::int64_t x = eval_size(b->a, sizes), y = eval_size(b->b, sizes);
     if ((b->op == BinaryOp::Div || b->op == BinaryOp::Mod) && y <= 0)
       throw Error("size expression `" + expr_str(e) + "` divides by a non-positive value");
-    if (b->op == BinaryOp::Div && int_arith(BinaryOp::Mod, x, y) != 0)
+    if (b->op == BinaryOp::Div && *int_arith(BinaryOp::Mod, x, y) != 0)
       throw Error("size expression `" + expr_str(e) + "` is not an exact division (" +
                   std::to_string(x) + " / " + std::to_string(y) + ")");
-    if (is_int_arith(b->op)) return int_arith(b->op, x, y);
+    if (is_int_arith(b->op)) {
+      if (auto r = int_arith(b->op, x, y)) return *r;
+      throw Error("size expression `" + expr_str(e) + "` overflows i64");
+    }
   }
   if (auto* p = e.as<Prim>()) {
     if (p->op == PrimOp::Min)

@@ -282,3 +282,40 @@ TEST_CASE("literals keep their value through parse and print: -0.0, subnormals, 
     CHECK(out[2].ints[0] == 9007199254740992);
   }
 }
+
+TEST_CASE("i64 arithmetic that overflows is an error with the position, not a wrapped value",
+          "[unit]") {
+  // [k < k + 1] wrapped to 0 at k = 2^63 - 1 (undefined behaviour in C++), while the rewrite
+  // engine's index rules, reasoning over unbounded integers, simplify it to 1 (found by an audit
+  // helper): the interpreter now refuses every i64 result it cannot represent.
+  const std::int64_t big = std::numeric_limits<std::int64_t>::max();
+  auto run_error = [](const std::string& body, std::int64_t k) {
+    Module m = parse_module("func f(k: i64) -> i64 {\n  return " + body + "\n}\n", "t.adl");
+    Tensor t;
+    t.elem = ElemType::I64;
+    t.ints = {k};
+    try {
+      Interpreter<double>().run_tensors(*m.entry("f"), {t});
+    } catch (const Error& e) {
+      std::string w = e.what();
+      return w.substr(0, w.find('\n'));
+    }
+    return std::string("no error");
+  };
+  CHECK(run_error("k + 1", big) ==
+        "t.adl:2:10: error: integer overflow in `k + 1` (9223372036854775807 + 1 does not fit in "
+        "i64)");
+  CHECK(run_error("k * 2", big / 2 + 1).find("error: integer overflow in `k * 2`") !=
+        std::string::npos);
+  CHECK(run_error("0 - k - 2", big).find("error: integer overflow in `0 - k - 2`") !=
+        std::string::npos);
+  CHECK(run_error("-k", std::numeric_limits<std::int64_t>::min()).find("integer overflow") !=
+        std::string::npos);
+  CHECK(run_error("sum[i < 3] k", big / 2).find("error: integer overflow in `sum[i < 3] k`") !=
+        std::string::npos);
+  CHECK(run_error("(scan[i < 3] (+) k)[2]", big / 2).find("integer overflow in the scan") !=
+        std::string::npos);
+  // Right up to the edge the values are exact.
+  CHECK(run_error("k - 1 + 1", big) == "no error");
+  CHECK(run_error("sum[i < 2] k", big / 2) == "no error");
+}
