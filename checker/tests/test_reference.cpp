@@ -354,3 +354,30 @@ TEST_CASE("an empty layout (n = 0, no stored entries) has no worst entry to name
   one.size = 1;
   CHECK_THROWS_WITH(one.describe(3, {}), Catch::Contains("outside the layout"));
 }
+
+namespace adlab::checker {
+namespace {
+
+TEST_CASE("the reference refuses f32(x) of a floating x: differences see its rounding steps",
+          "[unit]") {
+  // Central differences of f64(f32(x)) * x measured x's partial only (f32(x) looked constant),
+  // so a strategy dropping the f32 path passed and a right one failed (found by an audit
+  // helper). Such a program is an ERROR for the checker, named at the conversion.
+  auto f =
+      parse("func r32(x: f64[n]) -> f64 {\n  return sum[i < n] f64(f32(x[i])) * x[i]\n}\n", "r32");
+  CHECK_THROWS_WITH(reference_jacobian(*f, {vec({0.1, 0.7})}, {}),
+                    Catch::Contains("test_reference.adl:2:25: error: the checker's reference: "
+                                    "`f32(x[i])` rounds a floating value to f32"));
+  // An f32 parameter (no rounding of a floating value inside) is still checked.
+  auto g =
+      parse("func s32(x: f32[n]) -> f64 {\n  return sum[i < n] f64(x[i]) * f64(x[i])\n}\n", "s32");
+  ir::Tensor x = vec({0.5, -1.5});
+  x.elem = ir::ElemType::F32;
+  Reference r = reference_jacobian(*g, {x}, {});
+  REQUIRE(r.jacobian.size() == 2);
+  CHECK(ir::math::to_double(r.jacobian[0]) == Approx(1.0).epsilon(1e-12));
+  CHECK(ir::math::to_double(r.jacobian[1]) == Approx(-3.0).epsilon(1e-12));
+}
+
+}  // namespace
+}  // namespace adlab::checker
