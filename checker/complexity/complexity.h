@@ -20,7 +20,7 @@ struct Complexity {
   std::vector<CostPoint> points;
   double primal_slope = 0,
          derivative_slope = 0;  // log-log least-squares slopes (NaN with < 2 points)
-  double ratio = 0;             // derivative / primal at the first point
+  double ratio = 0;             // derivative / primal at the worst point of the sweep
   std::optional<double> bound;  // the manifest's cost_bound, for reverse mode
   bool within_bound = true;
 };

@@ -194,8 +194,8 @@ TEST_CASE("fd on a dot product: primal cost grows linearly, the gradient's quadr
   INFO("primal slope " << c.primal_slope << ", derivative slope " << c.derivative_slope);
   CHECK(c.primal_slope == Approx(1).margin(0.1));
   CHECK(c.derivative_slope == Approx(2).margin(0.15));
-  // 2 n + 1 primal evaluations: the ratio is about 2 n + 1 at n = 6.
-  CHECK(c.ratio == Approx(13).margin(1.5));
+  // 2 n + 1 primal evaluations: the ratio is about 2 n + 1, the worst at the last point n = 24.
+  CHECK(c.ratio == Approx(49).margin(1.5));
   CHECK_FALSE(c.bound);  // fd is not a reverse mode: no cheap-gradient bound
   CHECK(c.within_bound);
   // Only the first mode is measured.

@@ -52,6 +52,18 @@ func sinmv_jacobian(A: f64[n, n], x: f64[n]) -> (f64[n], f64[n, n]) {
   return (sinmv(A, x), gen[i < n, j < n] cos(s[i]) * A[i, j])
 }
 
+# A right gradient whose cost grows as n^2 (each entry also sums n products, scaled to nothing):
+# derivative / primal ops 5, 6.7, 10.6 at n = 2, 4, 8.
+func quad(x: f64[n]) -> f64 {
+  return sum[i < n] x[i] * x[i]
+}
+func quad_gradient(x: f64[n]) -> (f64, f64[n]) {
+  return (quad(x), gen[i < n] 2.0 * x[i] + 1e-300 * sum[j < n] x[j] * x[i])
+}
+func quad_vjp(x: f64[n], dy: f64) -> (f64, f64[n]) {
+  return (quad(x), gen[i < n] dy * (2.0 * x[i] + 1e-300 * sum[j < n] x[j] * x[i]))
+}
+
 func relu(x: f64[n]) -> f64 {
   return sum[i < n] select(x[i] > 0, x[i], 0)
 }
@@ -98,7 +110,7 @@ class OracleStrategy : public ad::Strategy {
   std::string_view paper() const override { return "test"; }
   ad::Capabilities capabilities() const override {
     ad::Capabilities c;
-    c.modes = {ad::Mode::Gradient, ad::Mode::Jacobian};
+    c.modes = {ad::Mode::Gradient, ad::Mode::Jacobian, ad::Mode::Vjp};
     c.variants = {"exact"};
     c.emits_ir = !corrupt_;
     c.accuracy = 0;
@@ -626,6 +638,44 @@ TEST_CASE("a cost bound fails only strategies that claim it (000 Thm 6.35)", "[u
 
 namespace adlab::checker {
 namespace {
+
+TEST_CASE("a cost bound holds at every point of the sweep, not only the first (000 Thm 6.35)",
+          "[unit]") {
+  // quad's gradient is right and its ratio is 5 at n = 2 but 10.6 at n = 8: a bound of 6 judged
+  // at the first point only passed it (found by an audit helper).
+  register_test_strategies();
+  HarnessOptions o;
+  o.strategies = {"test_claims_cheap"};
+  o.backends = {"interp"};
+  o.complexity = true;
+  auto e = entry("quad_bound", "quad", 2, {{"x", normal()}}, "gradient");
+  e["cost_bound"] = 6.0;
+  // The same bound on an entry whose first mode is jvp: its vjp is measured (it was never).
+  auto v = entry("quad_bound_vjp", "quad", 2, {{"x", normal()}}, "jvp");
+  v["modes"] = {"jvp", "vjp"};
+  v["cost_bound"] = 6.0;
+  auto loose = e;
+  loose["name"] = "quad_loose";
+  loose["cost_bound"] = 11.0;
+  std::string m = tiny_suite().write_manifest("sweep_bound", {e, v, loose});
+  HarnessResult r = run_harness({ir::load_manifest(m)}, o);
+  // paper cost at n = 8: primal 15, gradient 159, vjp 167 (the cotangent's n products)
+  for (auto [name, worst] : {std::pair{"quad_bound", 159.0 / 15}, {"quad_bound_vjp", 167.0 / 15}}) {
+    const Cell* c = nullptr;
+    for (const auto& x : r.cells)
+      if (x.entry.ends_with(name) && x.complexity) c = &x;
+    INFO(name);
+    REQUIRE(c);
+    CHECK(c->complexity->ratio == Approx(worst));
+    CHECK_FALSE(c->complexity->within_bound);
+    CHECK(c->status == Status::Fail);
+    CHECK_THAT(c->detail, Catch::Contains("exceeds the bound"));
+  }
+  const Cell& ok = cell(r, "quad_loose", "test_claims_cheap");
+  CHECK(ok.status == Status::Pass);
+  REQUIRE(ok.complexity);
+  CHECK(ok.complexity->within_bound);
+}
 
 TEST_CASE("a gradient with the right values but another shape than its parameter fails", "[unit]") {
   // The flattened values agree with the reference; only the tensor's shape is wrong.
