@@ -33,15 +33,15 @@ T Interpreter<T>::Impl::scalar(Expr e) {
           // paper 000 (4.24): a guarded addition costs 1 only where both brackets hold.
           if (count && !zx && !zy) ++counts.adds;
           zero = zx && zy;
-          return b->op == BinaryOp::Add ? x + y : x - y;
+          return math::in_f64_range(b->op == BinaryOp::Add ? T(x + y) : T(x - y));
         case BinaryOp::Mul:
           if (count && !zx && !zy) ++counts.muls;
           zero = zx || zy;
-          return x * y;
+          return math::in_f64_range(T(x * y));
         case BinaryOp::Div:
           if (count && !zx) ++counts.divs;
           zero = zx;
-          return x / y;
+          return math::in_f64_range(T(x / y));
         default:
           fail(e, std::string("operator ") + op_name(b->op) + " does not give a number");
       }
@@ -78,35 +78,35 @@ T Interpreter<T>::Impl::scalar(Expr e) {
       }
       switch (p->op) {
         case PrimOp::Exp:
-          return math::exp(x);
+          return math::in_f64_range(math::exp(x));
         case PrimOp::Log:
-          return math::log(x);
+          return math::in_f64_range(math::log(x));
         case PrimOp::Log1p:
-          return math::log1p(x);
+          return math::in_f64_range(math::log1p(x));
         case PrimOp::Expm1:
-          return math::expm1(x);
+          return math::in_f64_range(math::expm1(x));
         case PrimOp::Sin:
-          return math::sin(x);
+          return math::in_f64_range(math::sin(x));
         case PrimOp::Cos:
-          return math::cos(x);
+          return math::in_f64_range(math::cos(x));
         case PrimOp::Tan:
-          return math::tan(x);
+          return math::in_f64_range(math::tan(x));
         case PrimOp::Tanh:
-          return math::tanh(x);
+          return math::in_f64_range(math::tanh(x));
         case PrimOp::Sigmoid:
-          return math::sigmoid(x);
+          return math::in_f64_range(math::sigmoid(x));
         case PrimOp::Sqrt:
-          return math::sqrt(x);
+          return math::in_f64_range(math::sqrt(x));
         case PrimOp::Abs:
-          return math::abs(x);
+          return math::in_f64_range(math::abs(x));
         case PrimOp::Lgamma:
-          return math::lgamma(x);
+          return math::in_f64_range(math::lgamma(x));
         case PrimOp::Floor:
-          return math::floor(x);
+          return math::in_f64_range(math::floor(x));
         case PrimOp::Round:
-          return math::round(x);
+          return math::in_f64_range(math::round(x));
         case PrimOp::Pow:
-          return math::pow(x, y);
+          return math::in_f64_range(math::pow(x, y));
         case PrimOp::Min:
           return y < x ? y : x;
         case PrimOp::Max:
@@ -276,8 +276,12 @@ std::int64_t Interpreter<T>::Impl::index(Expr e) {
         bool rounded = inner && (inner->op == PrimOp::Floor || inner->op == PrimOp::Round);
         if (options.track_kinks && !rounded && integer_gap(x, 0) > 0)
           note_kink(integer_gap(x, 0), e, "i64 conversion");
-        if (options.track_kinks) note_branch(static_cast<std::int64_t>(math::to_double(x)));
+        // mp50 truncates first: 0.99999999999999999 must not round to 1 on the way to double.
         double d = math::to_double(x);
+        if constexpr (std::is_same_v<T, mp50>)
+          d = math::to_double(x < 0 ? T(-boost::multiprecision::floor(T(-x)))
+                                    : T(boost::multiprecision::floor(x)));
+        if (options.track_kinks) note_branch(static_cast<std::int64_t>(d));
         if (!std::isfinite(d) || std::fabs(d) > 9.2e18)
           fail(e, "i64(...) of a value that is not a representable integer (" + std::to_string(d) +
                       ")");

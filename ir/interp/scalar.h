@@ -8,6 +8,8 @@
 #include <boost/multiprecision/cpp_bin_float.hpp>
 #include <cmath>
 #include <cstdint>
+#include <limits>
+#include <type_traits>
 
 namespace adlab::ir {
 
@@ -70,34 +72,58 @@ T pow(const T& x, const T& y) {
   using std::pow;
   return pow(x, y);
 }
+// Poles and domain errors give inf and NaN, as std:: does for double (boost's default policy
+// throws, an error without a source position, where double has a value).
+inline auto quiet_policy() {
+  using namespace boost::math::policies;
+  return make_policy(pole_error<ignore_error>(), domain_error<ignore_error>(),
+                     overflow_error<ignore_error>(), evaluation_error<ignore_error>());
+}
 template <class T>
 T log1p(const T& x) {
   if constexpr (std::is_floating_point_v<T>)
     return std::log1p(x);
   else
-    return boost::math::log1p(x);
+    return boost::math::log1p(x, quiet_policy());
 }
 template <class T>
 T expm1(const T& x) {
   if constexpr (std::is_floating_point_v<T>)
     return std::expm1(x);
   else
-    return boost::math::expm1(x);
+    return boost::math::expm1(x, quiet_policy());
 }
 template <class T>
 T lgamma(const T& x) {
   if constexpr (std::is_floating_point_v<T>)
     return std::lgamma(x);
   else
-    return boost::math::lgamma(x);
+    return x <= 0 && boost::multiprecision::floor(x) == x
+               ? T(std::numeric_limits<double>::infinity())  // a pole: +inf, as std::lgamma
+               : T(boost::math::lgamma(x, quiet_policy()));
 }
 // lgamma's derivative for the strategies' scalar rules: NaN at the poles 0, -1, -2, ... where
 // lgamma is +inf (boost's default policy throws there, an error without a source position).
 inline double digamma(double x) {
-  using namespace boost::math::policies;
-  return boost::math::digamma(
-      x, make_policy(pole_error<ignore_error>(), domain_error<ignore_error>(),
-                     overflow_error<ignore_error>(), evaluation_error<ignore_error>()));
+  return boost::math::digamma(x, quiet_policy());
+}
+// The reference computes in 50 digits but in double's range (DESIGN 2.3: IEEE-754 in the
+// element type): past DBL_MAX a result is +-inf, below half the least subnormal +-0, as double
+// rounds them; exp(800) * exp(-800) is NaN there too, not 1.
+template <class T>
+T in_f64_range(const T& x) {
+  if constexpr (std::is_same_v<T, mp50>) {
+    using std::signbit;
+    const T a = boost::multiprecision::abs(x);
+    if (a > T(std::numeric_limits<double>::max()))
+      return signbit(x) ? T(-std::numeric_limits<double>::infinity())
+                        : T(std::numeric_limits<double>::infinity());
+    if (a != 0 && a < T(std::numeric_limits<double>::denorm_min()) / 2)
+      return signbit(x) ? T(-0.0) : T(0);
+    return x;
+  } else {
+    return x;
+  }
 }
 template <class T>
 T sigmoid(const T& x) {
