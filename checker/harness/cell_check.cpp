@@ -123,6 +123,9 @@ ModeRun run_mode(const EntryContext& ctx, backends::Executable& exe, ad::Mode mo
                              rest.end() - static_cast<std::ptrdiff_t>(nw)});
     rest.erase(rest.begin(), rest.end() - static_cast<std::ptrdiff_t>(nw));
   }
+  if (mode == ad::Mode::Jacobian)  // a block of stored entries (`sparse/coo`): compared dense
+    for (auto& t : rest)
+      if (ir::is_float(t.elem) && t.storage == ir::Storage::Coo) t = ir::to_dense(t);
   r.derivative = flatten(rest);
   switch (mode) {
     case ad::Mode::Gradient:

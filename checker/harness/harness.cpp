@@ -173,22 +173,34 @@ void check_expected_primals(const EntryContext& ctx, HarnessResult& r) {
   }
 }
 
+// A strategy as the run names it: `name/variant` checks that variant (it ran the default one
+// under the strategy's name).
+struct ChosenStrategy {
+  const ad::Strategy* strategy;
+  std::string variant;  // "" = the default
+  std::string label;    // "sparse/coo", or the name alone
+  ad::Request request(const std::vector<std::string>& wrt, ad::Mode m) const {
+    return ad::Request{wrt, m, variant};
+  }
+};
+
 // <y', J x'> by the forward strategy against <J^T y', x'> by the reverse one.
-void check_adjoint(const EntryContext& ctx, const ad::Strategy& fwd, const ad::Strategy& rev,
-                   HarnessResult& r) {
+void check_adjoint(const EntryContext& ctx, const ChosenStrategy& forward,
+                   const ChosenStrategy& reverse, HarnessResult& r) {
+  const ad::Strategy &fwd = *forward.strategy, &rev = *reverse.strategy;
   AdjointCheck a;
   a.entry = ctx.entry->id();
-  a.forward = std::string(fwd.name());
-  a.reverse = std::string(rev.name());
+  a.forward = forward.label;
+  a.reverse = reverse.label;
   try {
     backends::Options bo;
     bo.sizes = ctx.sizes;
     auto xdir = random_direction(ctx.ref.in.size, ctx.seed * 31 + 5);
     auto ydir = random_direction(ctx.ref.out.size, ctx.seed * 31 + 6);
     auto jf =
-        fwd.differentiate(ctx.f, ad::Request{ctx.wrt, ad::Mode::Jvp, ""}).executable("interp", bo);
+        fwd.differentiate(ctx.f, forward.request(ctx.wrt, ad::Mode::Jvp)).executable("interp", bo);
     auto jr =
-        rev.differentiate(ctx.f, ad::Request{ctx.wrt, ad::Mode::Vjp, ""}).executable("interp", bo);
+        rev.differentiate(ctx.f, reverse.request(ctx.wrt, ad::Mode::Vjp)).executable("interp", bo);
     auto jx = run_mode(ctx, *jf, ad::Mode::Jvp, xdir).derivative;
     auto jty = run_mode(ctx, *jr, ad::Mode::Vjp, ydir).derivative;
     if (jx.size() != ydir.size() || jty.size() != xdir.size())
@@ -243,8 +255,7 @@ std::optional<ad::Mode> cost_mode(const std::vector<ad::Mode>& modes) {
 std::optional<Complexity> measure(const EntryContext& ctx, const ad::Strategy& s,
                                   const ad::Request& req, const std::string& backend,
                                   const HarnessOptions& o) {
-  if (req.mode != ad::Mode::Gradient && req.mode != ad::Mode::Vjp &&
-      req.mode != ad::Mode::Jacobian)
+  if (req.mode != ad::Mode::Gradient && req.mode != ad::Mode::Vjp && req.mode != ad::Mode::Jacobian)
     return std::nullopt;
   Complexity c;
   double last_primal_seconds = 0, last_derivative_seconds = 0;
@@ -311,8 +322,8 @@ std::optional<Complexity> measure(const EntryContext& ctx, const ad::Strategy& s
   c.ratio = std::numeric_limits<double>::quiet_NaN();
   for (const auto& p : c.points)
     if (p.primal > 0)
-      c.ratio = std::fmax(c.ratio,
-                          static_cast<double>(p.derivative) / static_cast<double>(p.primal));
+      c.ratio =
+          std::fmax(c.ratio, static_cast<double>(p.derivative) / static_cast<double>(p.primal));
   if (s.capabilities().reverse && ctx.entry->cost_bound && !std::isnan(c.ratio)) {
     c.bound = *ctx.entry->cost_bound;
     c.within_bound = c.ratio <= *c.bound;
@@ -325,12 +336,13 @@ std::optional<Complexity> measure(const EntryContext& ctx, const ad::Strategy& s
 HarnessResult run_harness(const std::vector<ir::Suite>& suites, const HarnessOptions& o) {
   HarnessResult r;
   auto& registry = ad::StrategyRegistry::instance();
-  std::vector<const ad::Strategy*> strategies;
+  std::vector<ChosenStrategy> strategies;
   std::vector<std::pair<std::string, std::string>>
       unresolved;  // name, error: ERROR cells, the run goes on
   for (const auto& name : o.strategies.empty() ? registry.names() : o.strategies) {
     try {
-      strategies.push_back(registry.resolve(name).first);
+      auto [strategy, variant] = registry.resolve(name);
+      strategies.push_back(ChosenStrategy{strategy, variant, name});
     } catch (const Error& ex) {
       unresolved.emplace_back(name, ex.what());
     }
@@ -374,7 +386,8 @@ HarnessResult run_harness(const std::vector<ir::Suite>& suites, const HarnessOpt
       cell.detail = message;
       r.cells.push_back(cell);
     }
-    for (const auto* s : strategies) {
+    for (const auto& chosen : strategies) {
+      const ad::Strategy* s = chosen.strategy;
       auto caps = s->capabilities();
       for (std::size_t mi = 0; mi < std::max<std::size_t>(modes.size(), 1); ++mi) {
         std::string mode = modes.empty() ? "-" : ad::mode_name(modes[mi]);
@@ -382,7 +395,7 @@ HarnessResult run_harness(const std::vector<ir::Suite>& suites, const HarnessOpt
         for (const auto& b : backend_names) {
           Cell cell;
           cell.entry = e.id();
-          cell.strategy = std::string(s->name());
+          cell.strategy = chosen.label;
           // An engine is built for the backend (decision 97); the label says which kind ran.
           cell.backend = engine ? "engine/" + b : b;
           cell.mode = mode;
@@ -404,7 +417,7 @@ HarnessResult run_harness(const std::vector<ir::Suite>& suites, const HarnessOpt
                 "checker self-test: the entry expects AT-KINK but no sample came within the kink "
                 "margin or crossed a switch";
           } else {
-            ad::Request req{ctx.wrt, modes[mi], ""};
+            ad::Request req = chosen.request(ctx.wrt, modes[mi]);
             try {
               check_cell(ctx, *s, req, b, cell);
               if (o.complexity && modes[mi] == cost_mode(modes))
@@ -439,11 +452,11 @@ HarnessResult run_harness(const std::vector<ir::Suite>& suites, const HarnessOpt
     if (entry_error.empty()) check_expected_primals(ctx, r);
     if (entry_error.empty() && away_from_kinks && !e.expect_at_kink) {
       check_closed_form(ctx, r);
-      for (const auto* fwd : strategies)
-        for (const auto* rev : strategies)
-          if (fwd->capabilities().supports(ad::Mode::Jvp) &&
-              rev->capabilities().supports(ad::Mode::Vjp))
-            check_adjoint(ctx, *fwd, *rev, r);
+      for (const auto& fwd : strategies)
+        for (const auto& rev : strategies)
+          if (fwd.strategy->capabilities().supports(ad::Mode::Jvp) &&
+              rev.strategy->capabilities().supports(ad::Mode::Vjp))
+            check_adjoint(ctx, fwd, rev, r);
     }
   }
   if (o.progress) o.progress(entries.size(), entries.size(), "done");

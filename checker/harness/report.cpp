@@ -1,4 +1,5 @@
 // Harness results as JSON (docs/results.md) and as a terminal table.
+#include <algorithm>
 #include <cmath>
 #include <iomanip>
 #include <map>
@@ -82,18 +83,26 @@ nlohmann::json to_json(const HarnessResult& r, const HarnessOptions& o) {
 }
 
 void print_table(std::ostream& os, const HarnessResult& r) {
-  os << std::left << std::setw(40) << "entry" << std::setw(10) << "strategy" << std::setw(15)
-     << "backend" << std::setw(9) << "mode" << std::setw(12) << "status" << std::right
-     << std::setw(11) << "error" << std::setw(11) << "tolerance" << std::setw(9) << "ratio"
-     << std::setw(8) << "slope"
+  // Columns as wide as their longest label (`dualrev/staged-map`) and one space.
+  std::size_t ew = 40, sw = 10;
+  for (const auto& c : r.cells) {
+    ew = std::max(ew, c.entry.size() + 1);
+    sw = std::max(sw, c.strategy.size() + 1);
+  }
+  const int entry_w = static_cast<int>(ew), strategy_w = static_cast<int>(sw);
+  os << std::left << std::setw(entry_w) << "entry" << std::setw(strategy_w) << "strategy"
+     << std::setw(15) << "backend" << std::setw(9) << "mode" << std::setw(12) << "status"
+     << std::right << std::setw(11) << "error" << std::setw(11) << "tolerance" << std::setw(9)
+     << "ratio" << std::setw(8) << "slope"
      << "\n";
   std::map<std::string, int> tally;
   for (const auto& c : r.cells) {
     std::string status = status_name(c.status);
     if (c.expected_kink) status += "*";  // the self-test's expected outcome
     ++tally[status];                     // expected outcomes counted apart from real ones
-    os << std::left << std::setw(40) << c.entry << std::setw(10) << c.strategy << std::setw(15)
-       << c.backend << std::setw(9) << c.mode << std::setw(12) << status << std::right;
+    os << std::left << std::setw(entry_w) << c.entry << std::setw(strategy_w) << c.strategy
+       << std::setw(15) << c.backend << std::setw(9) << c.mode << std::setw(12) << status
+       << std::right;
     if (measured(c))
       os << std::scientific << std::setprecision(2) << std::setw(11) << c.worst_error
          << std::setw(11) << c.tolerance << std::fixed;

@@ -261,4 +261,51 @@ TEST_CASE("adjoint test on an identically zero derivative: rounding noise agains
   }
 }
 
+TEST_CASE("a strategy named with a variant is checked in that variant, and labelled so", "[unit]") {
+  // `--strategy dualrev/naive` ran the default tape variant under the label `dualrev`; naive's
+  // own call limit on paper 003's sharing chain shows which variant ran.
+  ir::Suite s =
+      ir::load_manifest(std::string(ADLAB_SOURCE_DIR) + "/suites/papers/dualrev/manifest.json");
+  HarnessOptions o;
+  o.strategies = {"dualrev/naive", "dualrev/staged-map"};
+  o.backends = {"interp"};
+  o.complexity = false;
+  o.filter = "papers/dualrev/sharing8";
+  HarnessResult r = run_harness({s}, o);
+  REQUIRE(r.cells.size() == 2);
+  for (const auto& c : r.cells) {
+    INFO(c.strategy << ": " << status_name(c.status) << " " << c.detail);
+    if (c.strategy == "dualrev/naive") {
+      CHECK(c.status == Status::Error);
+      CHECK_THAT(c.detail, Catch::Contains("backpropagator calls"));
+    } else {
+      CHECK(c.strategy == "dualrev/staged-map");
+      CHECK(c.status == Status::Pass);
+    }
+  }
+}
+
+TEST_CASE("sparse/coo's Jacobian blocks of stored entries are compared as dense tensors",
+          "[unit]") {
+  // digest 004 9.1 test 11 (outer product): the block's keys are full indices (i, j, k).
+  ir::Suite s =
+      ir::load_manifest(std::string(ADLAB_SOURCE_DIR) + "/suites/papers/nablasd/manifest.json");
+  HarnessOptions o;
+  o.strategies = {"sparse/coo"};
+  o.backends = {"interp"};
+  o.complexity = false;
+  o.filter = "papers/nablasd/outer";
+  HarnessResult r = run_harness({s}, o);
+  bool jacobian = false;
+  for (const auto& c : r.cells) {
+    INFO(c.mode << ": " << status_name(c.status) << " " << c.detail);
+    CHECK(c.strategy == "sparse/coo");
+    if (c.mode == "jacobian") {
+      jacobian = true;
+      CHECK(c.status == Status::Pass);
+    }
+  }
+  CHECK(jacobian);
+}
+
 }  // namespace adlab::checker
