@@ -23,6 +23,7 @@ struct Complexity {
   double ratio = 0;             // derivative / primal at the worst point of the sweep
   std::optional<double> bound;  // the manifest's cost_bound, for reverse mode
   bool within_bound = true;
+  std::string error;  // the derivative failed at a sweep point where the primal ran
 };
 
 // Least-squares slope of log(y) against log(x) over points with x, y > 0 (NaN if fewer than 2).

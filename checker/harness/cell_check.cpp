@@ -118,7 +118,10 @@ ModeRun run_mode(const EntryContext& ctx, backends::Executable& exe, ad::Mode mo
     std::size_t nw = in.blocks.size();
     if (rest.size() < 2 * nw + 1)
       throw Error("an hvp returns the gradient, its tangent and the Hessian-vector product");
-    r.hvp_gradient = flatten({rest.begin(), rest.begin() + static_cast<std::ptrdiff_t>(nw)});
+    std::vector<ir::Tensor> gradient(rest.begin(), rest.begin() + static_cast<std::ptrdiff_t>(nw));
+    r.structure_error = structure_mismatch(gradient, in, ctx.inputs, "differentiated parameter",
+                                           "the hvp's gradient");
+    r.hvp_gradient = flatten(gradient);
     r.hvp_tangent = flatten({rest.begin() + static_cast<std::ptrdiff_t>(nw),
                              rest.end() - static_cast<std::ptrdiff_t>(nw)});
     rest.erase(rest.begin(), rest.end() - static_cast<std::ptrdiff_t>(nw));
@@ -131,7 +134,8 @@ ModeRun run_mode(const EntryContext& ctx, backends::Executable& exe, ad::Mode mo
     case ad::Mode::Gradient:
     case ad::Mode::Vjp:
     case ad::Mode::Hvp:
-      r.structure_error = structure_mismatch(rest, in, ctx.inputs, "differentiated parameter");
+      if (r.structure_error.empty())
+        r.structure_error = structure_mismatch(rest, in, ctx.inputs, "differentiated parameter");
       break;
     case ad::Mode::Jvp:
       r.structure_error = structure_mismatch(rest, out, ctx.ref.results, "result");
@@ -222,9 +226,7 @@ void check_cell(const EntryContext& ctx, const ad::Strategy& s, const ad::Reques
     case ad::Mode::Hvp: {
       if (m != 1) throw ad::Unsupported("hvp needs a scalar result");
       dir = random_direction(n, ctx.seed * 7919 + 3);
-      ReferenceOptions ro;
-      ro.sizes = ctx.sizes;
-      want = reference_hvp(*ctx.f, ctx.inputs, ctx.wrt, dir, ro);
+      want = reference_hvp(*ctx.f, ctx.inputs, ctx.wrt, dir, ctx.reference_options);
       break;
     }
   }

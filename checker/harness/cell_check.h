@@ -18,6 +18,7 @@ struct EntryContext {
   ir::SizeMap sizes;
   std::vector<std::string> wrt;
   Reference ref;
+  ReferenceOptions reference_options;  // the entry's fd_step / fd_levels, for the hvp reference
   Tolerance tolerance;  // the entry's model (floor 0): one double primal run, shared by its cells
   std::uint64_t seed = 1;
 };

@@ -79,6 +79,7 @@ bool prepare_entry(EntryContext& ctx, const HarnessOptions& o, std::string& kink
     ro.sizes = ctx.sizes;
     if (e.fd_step) ro.step = *e.fd_step;
     if (e.fd_levels) ro.levels = *e.fd_levels;
+    ctx.reference_options = ro;
     ctx.ref = reference_jacobian(*ctx.f, ctx.inputs, ctx.wrt, ro);
     bool near = ctx.ref.kink.margin < o.kink_margin;
     if (!near && !ctx.ref.branch_change) {
@@ -265,6 +266,7 @@ std::optional<Complexity> measure(const EntryContext& ctx, const ad::Strategy& s
     // (fd's growth). Time, not operation counts: iterations under false brackets cost no
     // operations but do take time in the interpreter.
     constexpr double kSecondsBudget = 1.0;
+    bool primal_ran = false;  // past here, an exception is the derivative's
     try {
       ir::SuiteEntry e = *ctx.entry;
       e.sizes[o.sizes] = sizes;
@@ -284,6 +286,7 @@ std::optional<Complexity> measure(const EntryContext& ctx, const ad::Strategy& s
         if (last_derivative_seconds * growth > kSecondsBudget) break;
       }
       last_primal_seconds = primal_seconds;
+      primal_ran = true;
       backends::Options bo;
       bo.sizes = sizes;
       bo.count_ops = true;
@@ -305,11 +308,18 @@ std::optional<Complexity> measure(const EntryContext& ctx, const ad::Strategy& s
       p.primal = interp.counts().total();
       p.derivative = exe->counts()->total();
       c.points.push_back(p);
-    } catch (const std::exception&) {
-      // A sweep point that cannot be generated (fixed-size data) is left out.
+    } catch (const std::exception& ex) {
+      // A sweep point that cannot be generated (fixed-size data) is left out; a derivative that
+      // fails where the primal runs is reported.
+      if (primal_ran && c.error.empty()) {
+        std::string at;
+        for (const auto& [name, v] : sizes)
+          at += (at.empty() ? "" : ", ") + name + " = " + std::to_string(v);
+        c.error = "at " + at + " (the cost sweep): " + ex.what();
+      }
     }
   }
-  if (c.points.empty()) return std::nullopt;
+  if (c.points.empty()) return c.error.empty() ? std::nullopt : std::optional<Complexity>(c);
   std::vector<std::pair<double, double>> pp, dd;
   for (const auto& p : c.points) {
     pp.emplace_back(p.size, static_cast<double>(p.primal));
@@ -422,6 +432,11 @@ HarnessResult run_harness(const std::vector<ir::Suite>& suites, const HarnessOpt
               check_cell(ctx, *s, req, b, cell);
               if (o.complexity && modes[mi] == cost_mode(modes))
                 cell.complexity = measure(ctx, *s, req, b, o);
+              if (cell.complexity && !cell.complexity->error.empty() &&
+                  cell.status == Status::Pass) {
+                cell.status = Status::Error;
+                cell.detail = "the derivative fails at a larger size " + cell.complexity->error;
+              }
               if (cell.complexity && !cell.complexity->within_bound &&
                   cell.status == Status::Pass) {
                 std::string over = "cheap-gradient ratio " +

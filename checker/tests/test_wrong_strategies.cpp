@@ -238,11 +238,13 @@ void reshape_primal(const std::vector<ir::Tensor>&, std::vector<ir::Tensor>& out
 
 void identity(const std::vector<ir::Tensor>&, std::vector<ir::Tensor>&, std::size_t) {}
 
-// fwdvec's hvp with the gradient it returns first scaled by 1 + 1e-6; the Hessian-vector
-// product itself is left right.
-class WrongHvpGradientStrategy : public ad::Strategy {
+// fwdvec's hvp with `corrupt` applied to its outputs (the Hessian-vector product itself is left
+// right by the corruptions used here).
+class CorruptedHvpStrategy : public ad::Strategy {
  public:
-  std::string_view name() const override { return "test_hvp_wrong_gradient"; }
+  CorruptedHvpStrategy(std::string name, Corruption corrupt)
+      : name_(std::move(name)), corrupt_(std::move(corrupt)) {}
+  std::string_view name() const override { return name_; }
   std::string_view paper() const override { return "test"; }
   ad::Capabilities capabilities() const override {
     ad::Capabilities c = inner().capabilities();
@@ -253,20 +255,17 @@ class WrongHvpGradientStrategy : public ad::Strategy {
   ad::Derivative differentiate(const ir::FunctionPtr& f, const ad::Request& r) const override {
     ad::Derivative d = inner().differentiate(f, r);
     ad::Derivative out;
-    out.make_engine = [d, results = f->results.size()](const std::string& backend,
-                                                       const backends::Options& o) {
-      Corruption scale_gradient = [](const std::vector<ir::Tensor>&, std::vector<ir::Tensor>& y,
-                                     std::size_t nres) {
-        for (double& v : y.at(nres).values) v *= 1 + 1e-6;
-      };
-      return std::make_unique<CorruptedExecutable>(d.executable(backend, o), results,
-                                                   scale_gradient);
+    out.make_engine = [d, results = f->results.size(), corrupt = corrupt_](
+                          const std::string& backend, const backends::Options& o) {
+      return std::make_unique<CorruptedExecutable>(d.executable(backend, o), results, corrupt);
     };
     return out;
   }
 
  private:
   static const ad::Strategy& inner() { return *ad::StrategyRegistry::instance().find("fwdvec"); }
+  std::string name_;
+  Corruption corrupt_;
 };
 
 // Adds the test strategies to the global registry once per process.
@@ -288,7 +287,21 @@ void register_test_strategies() {
   add("test_flattened", flatten_derivative);
   add("test_primal_reshaped", reshape_primal);
   if (!reg.find("test_throws")) reg.add(std::make_unique<ThrowingStrategy>());
-  if (!reg.find("test_hvp_wrong_gradient")) reg.add(std::make_unique<WrongHvpGradientStrategy>());
+  auto add_hvp = [&](const std::string& name, Corruption c) {
+    if (!reg.find(name)) reg.add(std::make_unique<CorruptedHvpStrategy>(name, std::move(c)));
+  };
+  // the gradient an hvp returns first, scaled by 1 + 1e-6
+  add_hvp("test_hvp_wrong_gradient",
+          [](const std::vector<ir::Tensor>&, std::vector<ir::Tensor>& y, std::size_t nres) {
+            for (double& v : y.at(nres).values) v *= 1 + 1e-6;
+          });
+  // the same gradient with its values, shaped [n, 1]
+  add_hvp("test_hvp_reshaped_gradient", reshape_gradient);
+  // a right derivative that throws on inputs larger than the entry's (5 entries)
+  add("test_fails_when_larger",
+      [](const std::vector<ir::Tensor>& in, std::vector<ir::Tensor>&, std::size_t) {
+        if (in.at(0).values.size() > 5) throw Error("index out of range (a size-dependent bug)");
+      });
   for (bool claim : {true, false}) {
     std::string name = claim ? "test_claims_cheap" : "test_no_cost_claim";
     if (!reg.find(name)) reg.add(std::make_unique<OracleStrategy>(name, nullptr, claim));
@@ -737,6 +750,32 @@ TEST_CASE("an hvp whose companion gradient is wrong fails though its Hv is right
   CHECK(c.status == Status::Fail);
   CHECK(c.detail.find("the gradient an hvp returns differs") != std::string::npos);
   CHECK(c.worst_error == Approx(1e-6).epsilon(1e-3));
+}
+
+TEST_CASE("an hvp whose companion gradient has another shape fails", "[unit]") {
+  nlohmann::json e = entry("sinx_hvp", "sinx", 5, {{"x", normal()}}, "hvp");
+  const std::string m = tiny_suite().write_manifest("hvp_shape", {e});
+  HarnessResult r = run({"test_hvp_reshaped_gradient"}, "", m);
+  const Cell& c = cell(r, "/sinx_hvp", "test_hvp_reshaped_gradient");
+  INFO(describe(c));
+  CHECK(c.status == Status::Fail);
+  CHECK_THAT(c.detail, Catch::Contains("the hvp's gradient's output for x has shape [5, 1]"));
+}
+
+TEST_CASE("a derivative that fails at a larger size of the cost sweep is an ERROR", "[unit]") {
+  // The sweep (n = 5, 10, 20) ran the derivative at larger sizes and dropped its exceptions.
+  register_test_strategies();
+  HarnessOptions o;
+  o.strategies = {"test_fails_when_larger"};
+  o.backends = {"interp"};
+  o.complexity = true;
+  o.filter = "/sinx";
+  HarnessResult r = run_harness({ir::load_manifest(tiny_suite().manifest())}, o);
+  const Cell& c = cell(r, "/sinx", "test_fails_when_larger");
+  INFO(describe(c));
+  CHECK(c.status == Status::Error);
+  CHECK_THAT(c.detail, Catch::Contains("the derivative fails at a larger size at n = 10 (the cost "
+                                       "sweep): error: index out of range"));
 }
 
 TEST_CASE("a closed-form gradient with the right values but another shape fails", "[unit]") {
