@@ -63,4 +63,16 @@ SubstMap call_size_bindings(const Call& c) {
   return sizes;
 }
 
+Expr inlined_call_body(const Call& c, const std::vector<Expr>& args, const SubstMap& sizes,
+                       Mutator& rename) {
+  const Function& f = *c.callee;
+  std::vector<Expr> params;
+  for (auto p : f.params) params.push_back(rename.mutate(p));
+  Expr body = rename.mutate(f.body_expr());
+  for (std::size_t k = params.size(); k-- > 0;)
+    if (params[k].as<Var>() && !sizes.count(f.params[k]))
+      body = Let::make({params[k]}, args[k], body);
+  return body;
+}
+
 }  // namespace adlab::ir

@@ -41,4 +41,10 @@ class CalleeRenamer : public Mutator {
 // directly. A size missing from the map is not bound by the arguments.
 SubstMap call_size_bindings(const Call& c);
 
+// The callee's body renamed by `rename` (which maps the callee's sizes to `sizes`), with each
+// parameter let-bound to its argument (DESIGN 2.3: a call let-binds its arguments). A size
+// parameter the call binds is the caller's size already: `let n = n` would rebind it.
+Expr inlined_call_body(const Call& c, const std::vector<Expr>& args, const SubstMap& sizes,
+                       Mutator& rename);
+
 }  // namespace adlab::ir

@@ -118,10 +118,15 @@ std::optional<ParallelSplit> split_at_parallel_loop(const ir::Function& f) {
     chunk->params.push_back(lo);
     chunk->params.push_back(len);
     chunk->sizes.push_back(len);  // a rank-0 i64 parameter used as a size (the result's dim)
+    // The chunk's index runs over [0, len): the body and the later bounds of a triangular sum
+    // (`sum[j < n, l < j]`) read it shifted by lo (the bounds kept the chunk-local j, found by a
+    // fuzzing helper).
+    const ir::Expr shifted = ir::dsl::operator+(lo, loop_dom.vars[0]);
     ir::Domain dom = loop_dom;
     dom.bounds[0] = len;
-    ir::Expr body = ir::substitute(loop_body(s.value), loop_dom.vars[0],
-                                   ir::dsl::operator+(lo, loop_dom.vars[0]));
+    for (std::size_t k = 1; k < dom.bounds.size(); ++k)
+      dom.bounds[k] = ir::substitute(dom.bounds[k], loop_dom.vars[0], shifted);
+    ir::Expr body = ir::substitute(loop_body(s.value), loop_dom.vars[0], shifted);
     set_results(*chunk, {split.is_sum ? ir::Reduce::make(ir::ReduceOp::Sum, dom, body)
                                       : ir::Gen::make(dom, body)});
     ir::check_function(*chunk);

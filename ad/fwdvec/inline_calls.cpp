@@ -43,15 +43,7 @@ class Inliner : public Mutator {
             Context::current().position(self),
             "fwdvec: a call of `" + f.name + "` whose sizes its arguments do not bind");
     RenameApart rename(sizes);
-    std::vector<Expr> params;
-    for (auto p : f.params) params.push_back(rename.mutate(p));
-    Expr body = rename.mutate(f.body_expr());
-    // a call let-binds its arguments (DESIGN 2.3)
-    // (a size parameter is already the caller's size: `let m = m` would rebind it)
-    for (std::size_t k = params.size(); k-- > 0;)
-      if (params[k].as<Var>() && !sizes.count(f.params[k]))
-        body = Let::make({params[k]}, args[k], body);
-    return mutate(body);  // calls inside the callee
+    return mutate(inlined_call_body(c, args, sizes, rename));  // calls inside the callee
   }
 };
 

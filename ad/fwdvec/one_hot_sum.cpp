@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "ad/fwdvec/lane_algebra.h"
+#include "ir/affine.h"
 #include "ir/substitute.h"
 
 namespace adlab::ad::fwdvec {
@@ -43,6 +44,12 @@ Expr one_hot_sum(const Domain& dom, Expr body, Expr known_var, Expr known_bound)
       auto it = std::find(dom.vars.begin(), dom.vars.end(), v);
       if (it == dom.vars.end() || mentions_any(a, dom.vars)) continue;
       std::size_t k = static_cast<std::size_t>(it - dom.vars.begin());
+      // A later bound that reads v (`l < j`) would get a in its place: only an affine a keeps
+      // it a valid bound (`l < dir / m` is not; found by a fuzzing helper).
+      bool bound_reads_v = false;
+      for (std::size_t j = 0; j < dom.vars.size(); ++j)
+        bound_reads_v |= j != k && is_free_in(v, dom.bounds[j]);
+      if (bound_reads_v && !to_affine(a)) continue;
       Expr bound = dom.bounds[k];
       // [0 <= a && a < n]: the bounds condition of e4 (digest 001 section 4.5)
       Expr pred;

@@ -29,11 +29,7 @@ class CallInliner : public Mutator {
                           "iverson: a call whose sizes the arguments do not bind is outside "
                           "paper 000's language");
     CalleeRenamer rename(sizes, names_);
-    std::vector<Expr> params;
-    for (auto p : callee.params) params.push_back(rename.mutate(p));
-    Expr body = rename.mutate(callee.body_expr());
-    for (std::size_t k = params.size(); k-- > 0;) body = Let::make({params[k]}, args[k], body);
-    return mutate(body);  // calls inside the callee
+    return mutate(inlined_call_body(c, args, sizes, rename));  // calls inside the callee
   }
 
  private:

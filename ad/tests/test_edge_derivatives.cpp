@@ -124,6 +124,15 @@ TEST_CASE("a helper's size parameter is the caller's size when inlined", "[unit]
     INFO(s);
     CHECK(gradient(s, src, {ir::dense_f64({3}, {1, -2, 0.5})}) == std::vector<double>{4, -8, 2});
   }
+  // iverson too, where the helper's result shape is the size argument (found by a fuzzing
+  // helper): H = x repeated, sum H = sum x, gradient 1 everywhere
+  const std::string take =
+      "func htake(v: f64[q], kk: i64) -> f64[kk] { return gen[i < kk] v[i % q] }\n"
+      "func f(x: f64[n]) -> f64 {\n  let H = htake(x, n)\n  return sum[r < n] H[r]\n}";
+  for (const char* s : kEmitting) {
+    INFO(s);
+    CHECK(gradient(s, take, {ir::dense_f64({3}, {1, -2, 0.5})}) == std::vector<double>{1, 1, 1});
+  }
 }
 
 TEST_CASE("scatter: a size named like a generated binder (z_0) is not captured", "[unit]") {
@@ -174,4 +183,16 @@ TEST_CASE("iverson: a result that is a partial read (A[0] of a matrix) is lifted
   REQUIRE(out.size() == 2);
   CHECK(out[0].values == std::vector<double>{1, 2, 3});
   CHECK(out[1].values == std::vector<double>{7, 8, 9, 0, 0, 0});
+}
+
+TEST_CASE("fwdvec: a one-hot sum is not eliminated into a later bound that would stop being affine",
+          "[unit]") {
+  // sum[j < n, l < j] A[j, 0]: eliminating j against the seed's j == dir / m put `l < dir / m`
+  // in place of `l < j`, which does not type-check (found by a fuzzing helper). d/dA[j, 0] = j.
+  const std::string src = "func f(A: f64[n, m]) -> f64 { return sum[j < n, l < j] A[j, 0] }";
+  for (const char* s : {"scatter", "fwdvec"}) {
+    INFO(s);
+    CHECK(gradient(s, src, {ir::dense_f64({3, 2}, {1, 2, 3, 4, 5, 6})}) ==
+          std::vector<double>{0, 0, 1, 0, 2, 0});
+  }
 }

@@ -56,6 +56,11 @@ func shifted(x: f64[n]) -> f64 {
   return sum[j < n] y[j]
 }
 
+func triangle(x: f64[n]) -> f64 {
+  let a = sum[j < n, l < j] x[l] * x[j]
+  return a
+}
+
 func rounding(x: f64) -> f64 {
   return f64(f32(x)) * 2
 }
@@ -150,7 +155,7 @@ TEST_CASE("dualrev reports UNSUPPORTED for f32 rounding and modes it lacks, bad 
   CHECK(s->capabilities().variants.front() == "tape");
   CHECK_THROWS_AS(s->differentiate(program("rounding"), Request{}), Unsupported);
   CHECK_THROWS_WITH(s->differentiate(program("rounding"), Request{}),
-                    Catch::Contains("dualrev_test.adl:41:14") && Catch::Contains("f32"));
+                    Catch::Contains("dualrev_test.adl:46:14") && Catch::Contains("f32"));
   CHECK_THROWS_AS(s->differentiate(program("running_example"), Request{{}, Mode::Jvp, ""}),
                   Unsupported);
   CHECK_THROWS_WITH(
@@ -245,6 +250,23 @@ TEST_CASE(
         s * std::cos(x[k]) * w[k] * w[k] + 2 * w[k] + A * (std::cos(x[k]) * w[k] * x[k] + a);
     CHECK(grads[0][static_cast<std::size_t>(k)] == Approx(want).epsilon(1e-13).margin(1e-14));
   }
+}
+
+TEST_CASE("dualrev sum split: a triangular bound reads the shifted index in every chunk",
+          "[dualrev]") {
+  // a = sum_{l < j < n} x_l x_j: each chunk evaluated `l < j` with its local j (0 .. len - 1),
+  // so at n = 10 every inner range was empty: a = 0, gradient 0 (found by a fuzzing helper).
+  // da/dx_k = sum_{j > k} x_j + sum_{l < k} x_l; with x = (1, ..., 10) that is 55 - x_k.
+  std::vector<double> x(10);
+  for (int k = 0; k < 10; ++k) x[static_cast<std::size_t>(k)] = k + 1;
+  for (const char* threads : {"1", "2"}) {
+    ::setenv("ADLAB_THREADS", threads, 1);
+    auto out = run("dualrev", "triangle", Mode::Gradient, {ir::dense_f64({10}, x)});
+    REQUIRE(out.size() == 2);
+    CHECK(out[0].values == std::vector<double>{1320});  // (55^2 - 385) / 2
+    for (int k = 0; k < 10; ++k) CHECK(out[1].values[static_cast<std::size_t>(k)] == 54 - k);
+  }
+  ::unsetenv("ADLAB_THREADS");
 }
 
 TEST_CASE("dualrev gen split: a floor-division shape keeps the function whole", "[dualrev]") {
