@@ -148,10 +148,10 @@ void Emitter::narrow(const Domain& d, std::size_t k, Expr guard, std::string& lo
       continue;
     }
     std::string x = "(" + index(e) + ")";
-    if (op == BinaryOp::Lt || op == BinaryOp::Eq)
-      hi = "std::min<i64>(" + hi + ", " + x + (op == BinaryOp::Eq ? " + 1" : "") + ")";
-    if (op == BinaryOp::Le) hi = "std::min<i64>(" + hi + ", " + x + " + 1)";
-    if (op == BinaryOp::Gt) lo = "std::max<i64>(" + lo + ", " + x + " + 1)";
+    const std::string after = "adlab_rt::bound_after" + x;  // x + 1, saturated
+    if (op == BinaryOp::Lt) hi = "std::min<i64>(" + hi + ", " + x + ")";
+    if (op == BinaryOp::Le || op == BinaryOp::Eq) hi = "std::min<i64>(" + hi + ", " + after + ")";
+    if (op == BinaryOp::Gt) lo = "std::max<i64>(" + lo + ", " + after + ")";
     if (op == BinaryOp::Ge || op == BinaryOp::Eq) lo = "std::max<i64>(" + lo + ", " + x + ")";
   }
   if (lo != "i64(0)" || hi.find("std::min") != std::string::npos) {

@@ -25,6 +25,13 @@ namespace adlab_rt {
 using i64 = std::int64_t;
 enum Storage : int { kDense = 0, kCsr = 1, kCoo = 2 };
 
+// x + 1 without signed overflow, for loop bounds narrowed from `i <= x` and `i > x`: no index
+// exceeds the largest i64, so saturating there narrows nothing (and x + 1 would be undefined
+// behaviour that GCC may use to drop the bracket's own test).
+inline i64 bound_after(i64 x) {
+  return x == std::numeric_limits<i64>::max() ? x : x + 1;
+}
+
 // A tensor argument as adlab passes it (read-only views of its arrays).
 struct InArg {
   int storage;

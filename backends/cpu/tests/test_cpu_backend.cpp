@@ -55,6 +55,12 @@ func nested_tuples(x: f64[n]) -> (f64, f64, f64, f64) {
   return (a, b, c, d)
 }
 
+func narrowed_edge(x: f64[n], b: i64) -> (f64, f64) {
+  let below = sum[r < 1, i < n] [i <= b * b + 5928526806] * (x[i] * x[i])
+  let above = sum[r < 1, i < n] [i > b * b + 5928526806] * (x[i] * x[i])
+  return (below, above)
+}
+
 func scattered(idx: i64[n], v: f64[n]) -> f64[4] {
   return scatter[i < n] to f64[4] at (idx[i]) add v[i]
 }
@@ -132,6 +138,21 @@ TEST_CASE("cpu: a gen of arrays of tuples allocates each field with the tuple's 
   CHECK(got[1].values == std::vector<double>{84});
   CHECK(got[2].values == std::vector<double>{168});
   CHECK(got[3].values == std::vector<double>{338});
+}
+
+TEST_CASE("cpu: a bound narrowed from i <= x at x = 2^63 - 1 does not overflow", "[cpu]") {
+  // b * b + 5928526806 is the largest i64 at b = 3037000499: `x + 1` was signed overflow, and
+  // GCC dropped or flipped the bracket's test (0 for `below`, a crash in scatter's gradient;
+  // found by an audit helper). below = sum x^2 = 30, above = 0.
+  ir::Tensor b;
+  b.elem = ir::ElemType::I64;
+  b.ints = {3037000499};
+  auto x = vec({1, 2, 3, 4});
+  check_agree("narrowed_edge", {x, b});
+  auto got = run("cpu", "narrowed_edge", {x, b});
+  REQUIRE(got.size() == 2);
+  CHECK(got[0].values == std::vector<double>{30});
+  CHECK(got[1].values == std::vector<double>{0});
 }
 
 TEST_CASE("cpu: an out-of-range access is an error naming the access and its position", "[cpu]") {
