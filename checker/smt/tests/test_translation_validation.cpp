@@ -65,8 +65,7 @@ TEST_CASE("a wrong transformation is refuted with the inputs that show it", "[sm
   CHECK(good.entries == 3);
 }
 
-TEST_CASE("a tensor of tensors read at a data index is not collapsed to its first entry",
-          "[smt]") {
+TEST_CASE("a tensor of tensors read at a data index is not collapsed to its first entry", "[smt]") {
   // G[idx[0], 1] and G[1 - idx[0], 1] differ (15 and 25 at x = (3, 5), idx = (0)); the
   // materialised table answered entry 0 for any symbolic index and proved them equal.
   const std::string body = "  let G = gen[i < n] gen[j < n] x[i] * x[j]\n";
