@@ -32,6 +32,14 @@ std::string shape_str(const std::vector<std::int64_t>& shape) {
   return s + "]";
 }
 
+// The floating tensors of `got`, in order: integer outputs have no derivative block.
+std::vector<const ir::Tensor*> floating_outputs(const std::vector<ir::Tensor>& got) {
+  std::vector<const ir::Tensor*> floating;
+  for (const auto& t : got)
+    if (ir::is_float(t.elem)) floating.push_back(&t);
+  return floating;
+}
+
 std::size_t result_count(const ir::Function& f) {
   return f.results.size();
 }
@@ -41,9 +49,7 @@ std::size_t result_count(const ir::Function& f) {
 std::string structure_mismatch(const std::vector<ir::Tensor>& got, const Layout& layout,
                                const std::vector<ir::Tensor>& like, const char* what,
                                const std::string& subject) {
-  std::vector<const ir::Tensor*> floating;
-  for (const auto& t : got)
-    if (ir::is_float(t.elem)) floating.push_back(&t);
+  const std::vector<const ir::Tensor*> floating = floating_outputs(got);
   if (floating.size() != layout.blocks.size())
     return subject + " has " + std::to_string(floating.size()) + " floating outputs where " +
            std::to_string(layout.blocks.size()) + " (one per " + what + ") were expected";
@@ -69,9 +75,7 @@ namespace {
 // (DESIGN 2.3): a transposed or flattened block holds the same numbers in another order.
 std::string jacobian_structure_mismatch(const std::vector<ir::Tensor>& got,
                                         const EntryContext& ctx) {
-  std::vector<const ir::Tensor*> floating;
-  for (const auto& t : got)
-    if (ir::is_float(t.elem)) floating.push_back(&t);
+  const std::vector<const ir::Tensor*> floating = floating_outputs(got);
   const Layout &out = ctx.ref.out, &in = ctx.ref.in;
   if (floating.size() != out.blocks.size() * in.blocks.size())
     return "the derivative has " + std::to_string(floating.size()) + " floating outputs where " +
