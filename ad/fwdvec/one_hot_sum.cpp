@@ -51,13 +51,15 @@ Expr one_hot_sum(const Domain& dom, Expr body, Expr known_var, Expr known_bound)
         bound_reads_v |= j != k && is_free_in(v, dom.bounds[j]);
       if (bound_reads_v && !to_affine(a)) continue;
       Expr bound = dom.bounds[k];
-      // [0 <= a && a < n]: the bounds condition of e4 (digest 001 section 4.5)
+      // [0 <= a && a < n]: the bounds condition of e4 (digest 001 section 4.5), in the place of
+      // the equation: `&&` short-circuits, so a conjunct guarding a (`0 < m` before `% m`)
+      // must stay in front of it.
       Expr pred;
+      for (std::size_t o = 0; o < c; ++o) pred = t_and(pred, substitute(cs[o], v, a));
       if (!(known_var.defined() && a == known_var && bound == known_bound))
-        pred = t_and(Binary::make(BinaryOp::Le, Literal::make(0, ElemType::I64), a),
-                     Binary::make(BinaryOp::Lt, a, bound));
-      for (std::size_t o = 0; o < cs.size(); ++o)
-        if (o != c) pred = t_and(pred, substitute(cs[o], v, a));
+        pred = t_and(pred, t_and(Binary::make(BinaryOp::Le, Literal::make(0, ElemType::I64), a),
+                                 Binary::make(BinaryOp::Lt, a, bound)));
+      for (std::size_t o = c + 1; o < cs.size(); ++o) pred = t_and(pred, substitute(cs[o], v, a));
       Expr body2 = substitute(br->body, v, a);
       Expr rest = pred.defined() ? Iverson::make(pred, body2) : body2;
       Domain d2;

@@ -113,7 +113,12 @@ Expr Tangents::seed(const TangentOf& t, Expr var, const std::vector<Expr>& idx) 
   if (idx.empty()) {
     pred = Binary::make(BinaryOp::Eq, q, Literal::make(0, ElemType::I64));
   } else {
-    // flat(I) == q, one equation per index so each can eliminate its own sum
+    // flat(I) == q, one equation per index so each can eliminate its own sum. The digits divide
+    // by the trailing dimensions: `0 < m` comes first so an empty one is never a divisor
+    // (short-circuit `&&`; `% m` at m = 0 was an error on a valid program, decision 172).
+    for (std::size_t k = 1; k < idx.size(); ++k)
+      if (auto* l = ty.dims[k].as<Literal>(); !l || l->value <= 0)
+        pred = t_and(pred, Binary::make(BinaryOp::Lt, Literal::make(0, ElemType::I64), ty.dims[k]));
     Expr stride = Literal::make(1, ElemType::I64);
     std::vector<Expr> eqs(idx.size());
     for (std::size_t k = idx.size(); k-- > 0;) {

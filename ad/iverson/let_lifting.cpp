@@ -136,6 +136,10 @@ class LetLifter : public Mutator {
     return out;
   }
 
+  static Expr condition_pred(const Condition& c) {
+    return c.kind == Condition::Kind::Else ? Unary::make(UnaryOp::Not, c.pred) : c.pred;
+  }
+
   // A name, a literal, or a read of a name at index expressions.
   static bool is_leaf(Expr e) {
     if (e.as<Var>() || e.as<Literal>()) return true;
@@ -180,12 +184,20 @@ class LetLifter : public Mutator {
       prefix.push_back(binders_[k].var);
     }
     Expr body = value;
+    // The binders and conditions left behind: the value runs only where their body runs
+    // (a never-true `[i > 5]` protected log(0); the adjoint divided by it, decision 172).
+    std::vector<Binder> dropped;
+    std::vector<Expr> unkept;
+    for (std::size_t k = 0; k < binders_.size(); ++k)
+      if (!used[k]) dropped.push_back(binders_[k]);
+    for (std::size_t c = 0; c < conds_.size(); ++c)
+      if (!kept[c]) unkept.push_back(condition_pred(conds_[c]));
+    if (Expr reached = reached_condition(dropped, unkept); reached.defined())
+      body = Iverson::make(reached, body);
     for (std::size_t c = conds_.size(); c-- > 0;) {
       if (!kept[c]) continue;
-      const Condition& cond = conds_[c];
-      Expr p =
-          cond.kind == Condition::Kind::Else ? Unary::make(UnaryOp::Not, cond.pred) : cond.pred;
-      body = Iverson::make(p, body);  // a lazy strong zero, as the select branch was
+      body = Iverson::make(condition_pred(conds_[c]), body);  // a lazy strong zero, as the
+                                                              // select branch was
     }
     body = gen_over(dom, body);
     std::string name;

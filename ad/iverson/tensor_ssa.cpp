@@ -180,11 +180,34 @@ class Lowerer {
       }
     for (std::size_t g = 0; g < items.size(); ++g)
       if (item_used[g]) guards.push_back(items[g]);
+    if (Expr reached = reached_guard(s, used, item_used, dom); reached.defined())
+      guards.push_back(reached);
     dom.insert(dom.end(), inner.begin(), inner.end());
     Expr body = gen_over(dom, guard(guards, value));
     Expr v = Var::make(names_.fresh(hint), body->type);
     stmts_.push_back(Stmt{{v}, body});
     return read_ref(Ref{v, {}}, prefix);
+  }
+
+  // The value was lowered under every binder in scope, and SE used their ranges and guards
+  // (`sum[j < n] [0 < n] * x[0]` is `n * x[0]` inside `gen[r < n]`): lifted out of binders it
+  // does not read, it keeps the condition that their body runs at all (at n = 0 it read x[0]).
+  // Undefined when the kept binders' facts decide it.
+  Expr reached_guard(const Scope& s, const std::vector<bool>& used,
+                     const std::vector<bool>& item_used, const std::vector<Binder>& kept) {
+    std::vector<Binder> dropped;
+    for (std::size_t k = 0; k < s.binders.size(); ++k)
+      if (!used[k]) dropped.push_back(s.binders[k]);
+    std::vector<Expr> unkept;
+    for (std::size_t g = 0; g < s.guards.size(); ++g)
+      if (!item_used[g]) unkept.push_back(s.guards[g]);
+    Expr reached = reached_condition(dropped, unkept);
+    if (!reached.defined()) return reached;
+    if (reached.as<Exists>()) reached = logic_.project_exists(reached);
+    std::vector<Expr> facts = facts_;
+    for (auto r : range_facts(kept)) facts.push_back(r);
+    if (logic_.implies(facts, reached) == logic::Answer::Yes) return Expr();
+    return reached;
   }
 
   // A tensor-valued expression as a stored tensor (a statement unless it already is one).

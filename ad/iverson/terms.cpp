@@ -127,4 +127,22 @@ std::vector<Expr> range_facts(const std::vector<Binder>& binders) {
   return out;
 }
 
+Expr reached_condition(const std::vector<Binder>& dropped, const std::vector<Expr>& unkept) {
+  if (dropped.empty()) return Expr();
+  bool nested = false;
+  for (const auto& b : dropped)
+    for (const auto& o : dropped) nested = nested || is_free_in(o.var, b.bound);
+  if (unkept.empty() && !nested) {
+    std::vector<Expr> atoms;
+    for (const auto& b : dropped)
+      if (auto* l = b.bound.as<Literal>(); !l || l->value <= 0)
+        atoms.push_back(Binary::make(BinaryOp::Lt, int_lit(0), b.bound));
+    return atoms.empty() ? Expr() : conj(atoms);
+  }
+  Domain dom;
+  dom.vars = vars_of(dropped);
+  for (const auto& b : dropped) dom.bounds.push_back(b.bound);
+  return Exists::make(dom, conj(unkept));
+}
+
 }  // namespace adlab::ad::iverson

@@ -44,5 +44,11 @@ ir::Expr sum_over(const std::vector<Binder>& binders, ir::Expr body);
 std::vector<ir::Expr> vars_of(const std::vector<Binder>& binders);
 // 0 <= v < bound for each binder.
 std::vector<ir::Expr> range_facts(const std::vector<Binder>& binders);
+// Whether a body under `dropped` binders and guards `unkept` runs at all, for a value lifted out
+// of them: `0 < bound` for each bound that is not a positive literal, or
+// `exists[dropped] unkept...` when a guard or a nested bound needs the binders; undefined when
+// nothing is dropped or every bound is a positive literal (decision 172).
+ir::Expr reached_condition(const std::vector<Binder>& dropped,
+                           const std::vector<ir::Expr>& unkept);
 
 }  // namespace adlab::ad::iverson

@@ -196,3 +196,37 @@ TEST_CASE("fwdvec: a one-hot sum is not eliminated into a later bound that would
           std::vector<double>{0, 0, 1, 0, 2, 0});
   }
 }
+
+TEST_CASE("a value lifted out of a binder keeps the condition that the binder's body runs",
+          "[unit]") {
+  // iverson: inside gen[r < n], sum[j < n] [0 < n] * x[0] is n * x[0] (r < n implies 0 < n);
+  // Tensor SSA lifted it out of the gen and read x[0] at n = 0 (decision 172).
+  const std::string lifted =
+      "func f(x: f64[n]) -> f64 { return sum[r < n] f64(r) * (sum[j < n] [0 < n] * x[0]) }";
+  // let-lifting dropped the never-true [i > 5] guarding log(0): the adjoint divided by 0 (NaN)
+  const std::string guarded =
+      "func f(x: f64[n]) -> f64 {\n"
+      "  return sum[i < n] [i > 5] * { let v = log(x[0] - x[0]) ; v * v }\n}";
+  for (const char* s : kEmitting) {
+    INFO(s);
+    CHECK(gradient(s, lifted, {ir::dense_f64({0}, {})}).empty());
+    // n = 3: f = (0 + 1 + 2) * 3 * x0, so d/dx0 = 9
+    CHECK(gradient(s, lifted, {ir::dense_f64({3}, {1, 2, 3})}) == std::vector<double>{9, 0, 0});
+    CHECK(gradient(s, guarded, {ir::dense_f64({3}, {1, 2, 3})}) == std::vector<double>{0, 0, 0});
+  }
+}
+
+TEST_CASE("fwdvec: an empty trailing dimension is never a divisor of the seed's digits",
+          "[unit]") {
+  // The seed of A: f64[n, m] decoded dir as (dir - n) % m: at m = 0 an error on a valid program
+  const std::string src =
+      "func f(x: f64[n], A: f64[n, m]) -> f64 {\n"
+      "  return (sum[i < n] x[i]) + (sum[i2 < n, j < m] A[i2, j] * A[i2, j])\n}";
+  for (const char* s : kEmitting) {
+    INFO(s);
+    CHECK(gradient(s, src, {ir::dense_f64({2}, {1, 2}), ir::dense_f64({2, 0}, {})}) ==
+          std::vector<double>{1, 1});
+    CHECK(gradient(s, src, {ir::dense_f64({2}, {1, 2}), ir::dense_f64({2, 1}, {3, 4})}) ==
+          std::vector<double>{1, 1, 6, 8});
+  }
+}

@@ -248,12 +248,60 @@ std::optional<Expr> PredicateService::solve_for(Expr p, Expr i) {
   return std::nullopt;
 }
 
+namespace {
+
+// exists[i < n] p for p a conjunction of atoms without i and of inequalities with coefficient
+// +-1 on i: every lower bound below every upper bound (Fourier-Motzkin, exact on integers for
+// unit coefficients). nullopt for any other p.
+std::optional<Expr> project_by_bounds(Expr i, Expr n, Expr p) {
+  std::vector<Affine> lower{Affine{}}, upper;  // L <= i, i < U
+  if (auto un = to_affine(n, true)) upper.push_back(*un);
+  else
+    return std::nullopt;
+  Expr rest;
+  for (const auto& c : conjuncts(p)) {
+    if (!is_free_in(i, c)) {
+      rest = rest.defined() ? Binary::make(BinaryOp::And, rest, c) : c;
+      continue;
+    }
+    auto l = linear(c);
+    if (!l || l->equality) return std::nullopt;
+    auto it = l->form.coeffs.find(i);
+    if (it == l->form.coeffs.end() || (it->second != 1 && it->second != -1)) return std::nullopt;
+    std::int64_t k = it->second;
+    Affine r = l->form;  // k * i + r >= 0
+    r.coeffs.erase(i);
+    for (const auto& [atom, coeff] : r.coeffs)
+      if (is_free_in(i, atom)) return std::nullopt;
+    if (k == 1) {
+      lower.push_back(minus(Affine{}, r));  // i >= -r
+    } else {
+      r.constant += 1;  // i <= r, i.e. i < r + 1
+      upper.push_back(r);
+    }
+  }
+  Expr out = rest;
+  for (const auto& l : lower)
+    for (const auto& u : upper) {
+      Expr atom = Binary::make(BinaryOp::Lt, from_affine(l), from_affine(u));
+      out = out.defined() ? Binary::make(BinaryOp::And, out, atom) : atom;
+    }
+  return out;
+}
+
+}  // namespace
+
 Expr PredicateService::project_exists(Expr exists_node) {
   auto* ex = exists_node.as<Exists>();
   if (!ex || ex->dom.is_stored() || ex->dom.vars.size() != 1) return exists_node;
   Expr i = ex->dom.vars[0];
   auto a = solve_for(ex->pred, i);
-  if (!a) return exists_node;
+  if (!a) {
+    auto q = project_by_bounds(i, ex->dom.bounds[0], ex->pred);
+    if (!q) return exists_node;
+    ++stats_.fast;
+    return *q;
+  }
   ++stats_.fast;
   using namespace dsl;
   Expr out = le(ilit(0), *a) && lt(*a, ex->dom.bounds[0]);

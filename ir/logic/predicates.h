@@ -35,7 +35,9 @@ class PredicateService {
   // affine equality with coefficient +-1 on i); nullopt when none is found.
   std::optional<Expr> solve_for(Expr p, Expr i);
   // exists[i < n] p without the quantifier when p forces i == a:
-  // 0 <= a && a < n && p{i := a} (paper 000 errata 10, E∃); otherwise the exists node itself.
+  // 0 <= a && a < n && p{i := a} (paper 000 errata 10, E∃); when p only bounds i (coefficient
+  // +-1), every lower bound below every upper bound (`exists[i < n] i > 5` is `6 < n`);
+  // otherwise the exists node itself.
   Expr project_exists(Expr exists_node);
 
   // The same questions decided by Z3 only (no fast path): for tests of the fast path.

@@ -112,9 +112,53 @@ TEST_CASE("exists projection is equivalent to the quantifier (000 TC5, E∃)", "
   Expr ex2 = parse("exists[k < n] k == i + 1 && k < j");
   Expr p2 = ps.project_exists(ex2);
   CHECK(ps.equivalent(ex2, p2) == Answer::Yes);
-  // No single solution: left alone.
+  // Bounds only (decision 172): every lower bound below every upper bound.
   Expr ex3 = parse("exists[k < n] k < j");
-  CHECK(ps.project_exists(ex3) == ex3);
+  Expr p3 = ps.project_exists(ex3);
+  CHECK(expr_str(p3) == "0 < n && 0 < j");
+  CHECK(ps.implies_by_solver({ex3}, p3) == Answer::Yes);
+  CHECK(ps.implies_by_solver({p3}, ex3) == Answer::Yes);
+  CHECK(expr_str(ps.project_exists(parse("exists[k < n] k > 5"))) == "0 < n && 6 < n");
+  // A coefficient other than +-1, or a non-affine atom on k: left alone.
+  Expr ex4 = parse("exists[k < n] 2 * k == j + 1");
+  CHECK(ps.project_exists(ex4) == ex4);
+  Expr ex5 = parse("exists[k < n] k % 2 == 1");
+  CHECK(ps.project_exists(ex5) == ex5);
+}
+
+TEST_CASE("exists projection by bounds agrees with Z3 on random conjunctions (E∃, decision 172)",
+          "[smt]") {
+  logic::PredicateService ps;
+  std::mt19937 rng(172);
+  std::uniform_int_distribution<int> coeff(-2, 2), konst(-4, 4), op(0, 3), count(1, 3);
+  auto v = vars();
+  Expr k = Var::make("k", Type::scalar(ElemType::I64));
+  int projected = 0;
+  for (int t = 0; t < 60; ++t) {
+    using namespace dsl;
+    Expr pred;
+    for (int a = count(rng); a > 0; --a) {
+      Expr lhs = (coeff(rng) > 0 ? k : ilit(0) - k) + ilit(konst(rng));
+      for (std::size_t x = 0; x < 3; ++x)
+        if (int c = coeff(rng); c != 0 && x != 2) lhs = lhs + ilit(c) * v[x];
+      Expr atom = op(rng) == 0 ? lt(lhs, ilit(0))
+                  : op(rng) == 1 ? le(lhs, ilit(0))
+                  : op(rng) == 2 ? Binary::make(BinaryOp::Gt, lhs, ilit(0))
+                                 : Binary::make(BinaryOp::Ge, lhs, ilit(0));
+      pred = pred.defined() ? (pred && atom) : atom;
+    }
+    Domain dom;
+    dom.vars = {k};
+    dom.bounds = {v[2]};
+    Expr ex = Exists::make(dom, pred);
+    Expr proj = ps.project_exists(ex);
+    INFO(expr_str(ex) << "  ->  " << expr_str(proj));
+    if (proj == ex) continue;
+    ++projected;
+    CHECK(ps.implies_by_solver({ex}, proj) == Answer::Yes);
+    CHECK(ps.implies_by_solver({proj}, ex) == Answer::Yes);
+  }
+  CHECK(projected > 40);
 }
 
 TEST_CASE("emptiness and equivalence", "[smt]") {
