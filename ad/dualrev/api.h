@@ -17,16 +17,30 @@ struct GradientResult {
   ResolveStats stats;
 };
 
+namespace detail {
+// The inputs' Duals, and their IDs in `ids`: the gradient is read at these IDs, since f may
+// assign to its argument (`x[0] *= 2` read back from the vector gave d/d(2a), an audit finding).
+inline std::vector<Dual> record_inputs(const std::vector<double>& x, std::vector<NodeId>& ids) {
+  std::vector<Dual> xs;
+  xs.reserve(x.size());
+  ids.reserve(x.size());
+  for (double xi : x) {
+    xs.push_back(make_input(xi));
+    ids.push_back(xs.back().id());
+  }
+  return xs;
+}
+}  // namespace detail
+
 // f: std::vector<Dual> -> Dual. The tape keeps its memory for the next call.
 template <class F>
 GradientResult gradient(Tape& tape, F&& f, const std::vector<double>& x, Variant v = Variant::Tape,
                         const ResolveOptions& o = {}) {
-  std::vector<Dual> xs;
+  std::vector<NodeId> in;
   Dual y;
   {
     Recording rec(tape);
-    xs.reserve(x.size());
-    for (double xi : x) xs.push_back(make_input(xi));
+    std::vector<Dual> xs = detail::record_inputs(x, in);
     y = f(xs);
   }
   tape.clear_seeds();
@@ -34,8 +48,8 @@ GradientResult gradient(Tape& tape, F&& f, const std::vector<double>& x, Variant
   GradientResult r;
   r.value = y.value();
   r.stats = tape.resolve(v, o);
-  r.gradient.reserve(xs.size());
-  for (const Dual& d : xs) r.gradient.push_back(tape.adjoint(d.id()));
+  r.gradient.reserve(in.size());
+  for (NodeId id : in) r.gradient.push_back(tape.adjoint(id));
   return r;
 }
 
@@ -44,16 +58,16 @@ GradientResult gradient(Tape& tape, F&& f, const std::vector<double>& x, Variant
 template <class F>
 std::vector<std::vector<double>> jacobian(Tape& tape, F&& f, const std::vector<double>& x,
                                           Variant v = Variant::Tape) {
-  std::vector<Dual> xs, ys;
+  std::vector<NodeId> in;
+  std::vector<Dual> ys;
   {
     Recording rec(tape);
-    for (double xi : x) xs.push_back(make_input(xi));
+    std::vector<Dual> xs = detail::record_inputs(x, in);
     ys = f(xs);
   }
   std::vector<std::vector<double>> J;
   if (v == Variant::Tape) {
-    std::vector<NodeId> in, out;
-    for (const Dual& d : xs) in.push_back(d.id());
+    std::vector<NodeId> out;
     for (const Dual& y : ys) out.push_back(y.id());
     std::vector<double> rows(in.size() * out.size());
     tape.jacobian_rows(out, in, rows.data());
@@ -67,7 +81,7 @@ std::vector<std::vector<double>> jacobian(Tape& tape, F&& f, const std::vector<d
     tape.seed(y.id(), 1.0);
     tape.resolve(v);
     std::vector<double> row;
-    for (const Dual& d : xs) row.push_back(tape.adjoint(d.id()));
+    for (NodeId id : in) row.push_back(tape.adjoint(id));
     J.push_back(std::move(row));
   }
   return J;
@@ -96,10 +110,11 @@ inline void read_adjoints(const Tape& tape, const Dual* xs, std::size_t n, doubl
 template <class F>
 std::vector<double> vjp(Tape& tape, F&& f, const std::vector<double>& x,
                         const std::vector<double>& ybar, Variant v = Variant::Tape) {
-  std::vector<Dual> xs, ys;
+  std::vector<NodeId> in;
+  std::vector<Dual> ys;
   {
     Recording rec(tape);
-    for (double xi : x) xs.push_back(make_input(xi));
+    std::vector<Dual> xs = detail::record_inputs(x, in);
     ys = f(xs);
   }
   if (ys.size() != ybar.size()) throw Error("dualrev: vjp needs one cotangent per output");
@@ -107,7 +122,7 @@ std::vector<double> vjp(Tape& tape, F&& f, const std::vector<double>& x,
   for (std::size_t i = 0; i < ys.size(); ++i) tape.seed(ys[i].id(), ybar[i]);
   tape.resolve(v);
   std::vector<double> g;
-  for (const Dual& d : xs) g.push_back(tape.adjoint(d.id()));
+  for (NodeId id : in) g.push_back(tape.adjoint(id));
   return g;
 }
 

@@ -163,9 +163,13 @@ ADLAB_DUALREV_INLINE NodeId record(const Lin<N>& l) {
   // Branch-free tests for the general path: a term in another job, or (with factor_operands)
   // terms of one node.
   const std::uint32_t job = j->id;
+  // A sequence number past the job's end is a Dual kept over a wrapped tag (decision 146): the
+  // general path rejects it instead of an edge past the job's adjoints.
+  const std::size_t n = j->nodes.size();
   bool general = false;
 #pragma GCC unroll 8
-  for (int i = 0; i < N; ++i) general |= !l.id[i].is_constant() & (l.id[i].job != job);
+  for (int i = 0; i < N; ++i)
+    general |= (!l.id[i].is_constant()) & ((l.id[i].job != job) | (l.id[i].seq >= n));
   // Terms of one node have equal sequence numbers; comparing those alone (one compare a pair)
   // also sends equal numbers in two jobs, or two constants, to the general path, which records
   // any statement (decision 145).

@@ -27,6 +27,7 @@ void sweep_lanes_dispatch(std::size_t lanes, const NodeStore& ns, double* adj,
 void Tape::jacobian_rows(std::span<const NodeId> outputs, std::span<const NodeId> inputs,
                          double* rows) {
   if (recording_) throw Error("dualrev: resolve while the tape is still recording");
+  if (abandoned_) throw abandoned_recording();
   // Every ID must be this tape's (check_id throws); the test inline, the error out of line.
   auto check = [this](NodeId id) {
     if (!id.is_constant()) [[likely]] {

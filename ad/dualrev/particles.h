@@ -7,9 +7,11 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "ad/dualrev/fork_join.h"
+#include "ir/error.h"
 
 namespace adlab::ad::dualrev::testing {
 
@@ -19,6 +21,9 @@ namespace adlab::ad::dualrev::testing {
 template <class S>
 S particles(const std::vector<S>& state, int steps, bool in_parallel,
             std::atomic<std::int64_t>* body_ns = nullptr) {
+  if (state.empty() || state.size() % 4 != 0)
+    throw Error("particles: the state needs 4 scalars (x, y, vx, vy) per particle and at least "
+                "one particle, got " + std::to_string(state.size()));
   const std::size_t P = state.size() / 4;
   std::vector<S> out(P);
   auto simulate = [&](std::size_t p) {

@@ -61,6 +61,7 @@ std::int64_t order_violations(const Tape& t) {
 
 ResolveStats Tape::resolve(Variant v, const ResolveOptions& o) {
   if (recording_) throw Error("dualrev: resolve while the tape is still recording");
+  if (abandoned_) throw abandoned_recording();
   // Jobs are zeroed as they close; a second pass, or a recording abandoned by an exception (a
   // job never closed), zeroes them here.
   bool zeroed = adjoints_zeroed_;

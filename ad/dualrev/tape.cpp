@@ -89,6 +89,9 @@ std::uint32_t NodeStore::far_index(NodeId target) {
   // Jobs of one recording share a tag: another tag is a scalar kept from an earlier recording or
   // taken from another tape, whose index would name an unrelated node here (decision 146).
   if (job_tag(target.job) != job_tag(job_)) throw stale_scalar(target);
+  // This job's ID past its last node: a scalar kept over exactly kJobTags recordings (the tag
+  // wrapped); its sequence number would index past the job's adjoints (an audit finding).
+  if (target.job == job_) throw stale_scalar(target);
   far_.push_back(target);
   return kFar | static_cast<std::uint32_t>(far_.size() - 1);
 }
@@ -136,7 +139,15 @@ Tape::Tape(TapeOptions o) : options_(o) {
   thread_jobs_ = std::make_unique<ThreadJobs[]>(threads());
 }
 
-Tape::~Tape() {
+Tape::~Tape() { release_cursor(); }
+
+void Tape::abandon() noexcept {
+  release_cursor();
+  recording_ = false;
+  abandoned_ = true;
+}
+
+void Tape::release_cursor() noexcept {
   if (!recording_ || !tl_job) return;
   if (tl_job->tape == this) {
     tl_job = saved_cursor_;
@@ -200,6 +211,7 @@ void Tape::start() {
   if (recording_) throw Error("dualrev: the tape is already recording");
   for (unsigned k = 0; k < threads(); ++k) thread_jobs_[k].used = 0;
   seeds_.clear();
+  abandoned_ = false;
   saved_cursor_ = tl_job;
   // A fresh tag per recording, process-wide, so that tapes do not share one (decision 146).
   static std::atomic<std::uint32_t> next_tag{0};
@@ -219,11 +231,20 @@ void Tape::stop() {
     throw Error(
         "dualrev: stop() of a tape while another tape's recording, started after it on "
         "this thread, is still open: stop the inner one first");
+  // Inside a fork side the fork is still running: its join would close a job of a stopped tape
+  if (tl_job->depth != 0)
+    throw Error("dualrev: stop() inside a side of a fork: stop the recording after the join");
   terminal_ = tl_job;
   close_job(*terminal_);
   tl_job = saved_cursor_;
   recording_ = false;
   adjoints_zeroed_ = true;
+}
+
+Error abandoned_recording() {
+  return Error(
+      "dualrev: the recording was abandoned (its scope ended while a recording of another tape, "
+      "started inside it, was still open): record again");
 }
 
 NodeId Tape::new_leaf() {
@@ -292,6 +313,7 @@ void Tape::check_id(NodeId id) const {
 
 void Tape::seed(NodeId id, double cotangent) {
   if (recording_) throw Error("dualrev: seed while the tape is still recording (stop it first)");
+  if (abandoned_) throw abandoned_recording();
   if (id.is_constant()) return;  // a constant output contributes nothing
   check_id(id);
   seeds_.emplace_back(id, cotangent);

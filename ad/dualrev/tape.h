@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ad/dualrev/thread_pool.h"
+#include "ir/error.h"
 
 namespace adlab::ad::dualrev {
 
@@ -85,7 +86,7 @@ class NodeStore {
   std::uint32_t* edge_targets() { return target_.get() + e_; }
   double* edge_partials() { return partial_.get() + e_; }
   [[gnu::always_inline]] std::uint32_t target(NodeId t) {
-    return t.job == job_ ? t.seq : far_index(t);
+    return t.job == job_ && t.seq < n_ ? t.seq : far_index(t);
   }
   // True when id is the last node of this job: a term of partial 1 to it can be a chain edge.
   [[gnu::always_inline]] bool is_tail(NodeId id) const {
@@ -178,6 +179,8 @@ class alignas(128) Job {
 // Ends recording into `j`: sizes and zeroes its staged cotangents (SAlloc) on the thread that
 // recorded it, in parallel with the other jobs and into that thread's cache (decision 125).
 void close_job(Job& j);
+// The error of a seed or resolve after Tape::abandon().
+Error abandoned_recording();
 
 // The job this thread records into (the paper's reader context plus the ID state).
 inline constinit thread_local Job* tl_job = nullptr;
@@ -228,6 +231,9 @@ class Tape {
   void start();
   // Ends recording: the job this thread is in is the root task's terminal job.
   void stop();
+  // Ends recording without a terminal job, and never throws (a Recording leaving its scope when
+  // stop() cannot end it): seed and resolve are errors until the next start().
+  void abandon() noexcept;
   bool recording() const { return recording_; }
 
   // A new leaf node (an input) in the job this thread records into.
@@ -291,6 +297,8 @@ class Tape {
   // One of this thread's Job objects, cleared for `id` (bind_job then enters it in the table).
   Job* take_job(std::uint32_t id, std::uint32_t depth, History h);
   void bind_if_unbound(std::uint32_t id, std::uint32_t depth);  // after an abandoned fork
+  // Gives this thread's cursor back to what came before this tape's recording (never throws).
+  void release_cursor() noexcept;
   unsigned current_thread() const { return pool_ ? pool_->current_thread() : 0; }
   double adjoint_slow(NodeId id) const;
   void check_id(NodeId id) const;
@@ -305,6 +313,7 @@ class Tape {
   Job* terminal_ = nullptr;
   Job* saved_cursor_ = nullptr;  // the thread's cursor before start()
   bool recording_ = false;
+  bool abandoned_ = false;
   bool adjoints_zeroed_ = false;  // since stop(): no reverse pass has written the adjoints
   std::vector<std::pair<NodeId, double>> seeds_;
   std::vector<double> lane_adj_;  // jacobian_rows: node i's lane k at i * lanes + k
@@ -314,8 +323,15 @@ class Tape {
 class Recording {
  public:
   explicit Recording(Tape& t) : tape_(t) { tape_.start(); }
+  // A destructor must not throw (it may run while an exception unwinds): where stop() refuses,
+  // the recording is abandoned and a later seed or resolve says so.
   ~Recording() {
-    if (tape_.recording()) tape_.stop();
+    if (!tape_.recording()) return;
+    try {
+      tape_.stop();
+    } catch (const Error&) {
+      tape_.abandon();
+    }
   }
   Recording(const Recording&) = delete;
   Recording& operator=(const Recording&) = delete;

@@ -24,6 +24,12 @@ using Outbox = std::vector<Far>;
 // outbox; at the dual join the left outbox is applied before the right one, in recorded order. So
 // every adjoint receives its terms in one fixed order whatever the number of threads, and 1, 2
 // and 4 threads give the same bits (the 1-thread run uses the same outboxes).
+Error abandoned_fork_scalar() {
+  return Error(
+      "dualrev: a scalar made inside a fork whose recording was abandoned (a side threw) was "
+      "used after it: it has no place in the job graph");
+}
+
 class TapeResolver {
  public:
   TapeResolver(Tape& t, Visits* visits)
@@ -55,6 +61,14 @@ class TapeResolver {
   void run() {
     if (tape_.terminal()) resolve_task(tape_.terminal(), nullptr);
   }
+  // A seed on a scalar of an abandoned fork's side: its task hangs under no join, so the walk
+  // from the terminal job never reaches it (the gradient read 0; an audit finding).
+  void check_reachable(NodeId id) const {
+    for (std::uint32_t t = task_[id.job_index()]; depth_[t] > 0;) {
+      t = parent_task_[t];
+      if (t == kNoTask) throw abandoned_fork_scalar();
+    }
+  }
   std::int64_t edges_done() const {
     std::int64_t n = 0;
     for (auto e : edges_done_) n += e;
@@ -77,9 +91,7 @@ class TapeResolver {
     while (depth_[t] > depth) {
       t = parent_task_[t];
       if (t == kNoTask) [[unlikely]]
-        throw Error(
-            "dualrev: a scalar made inside a fork whose recording was abandoned (a side threw) "
-            "was used after it: it has no place in the job graph");
+        throw abandoned_fork_scalar();
     }
     if (t != task) {
       out->push_back(Far{target, v});  // depth > 0 here, so an enclosing task gave an outbox
@@ -185,11 +197,13 @@ void zero_adjoints(Tape& t) {
 }
 
 void resolve_tape(Tape& t, const ResolveOptions& o, ResolveStats& s, Visits* visits) {
-  for (const auto& [id, v] : t.seeds()) t.job(id.job_index()).adj[id.seq] += v;
   if (t.num_jobs() == 1 && !visits) {
+    for (const auto& [id, v] : t.seeds()) t.job(0).adj[id.seq] += v;
     resolve_single_job(t.job(0));  // no forks: no job graph to walk
   } else {
     TapeResolver r(t, visits);
+    for (const auto& [id, v] : t.seeds()) r.check_reachable(id);
+    for (const auto& [id, v] : t.seeds()) t.job(id.job_index()).adj[id.seq] += v;
     r.run();
     if (visits) {
       s.edges_processed += r.edges_done();
