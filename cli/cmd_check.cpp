@@ -55,12 +55,16 @@ void add_check(CLI::App& app, int& status) {
       if (done == total) std::cerr << "\r" << std::string(100, ' ') << "\r";
     };
     auto r = checker::run_harness(suites, o);
+    // Nothing checked is not a pass: a mistyped --filter or an empty folder exits non-zero.
+    if (r.entries.empty())
+      throw Error("no suite entry selected" +
+                  (filter.empty() ? std::string() : " (--filter `" + filter + "`)"));
     auto j = checker::to_json(r, o);
-    if (!json_out.empty()) write_output(json_out, j.dump(2) + "\n");
     if (json_stdout)
-      std::cout << j.dump(2) << "\n";
+      std::cout << json_text(j) << "\n";
     else
       checker::print_table(std::cout, r);
+    if (!json_out.empty()) write_output(json_out, json_text(j) + "\n");
     status = r.ok() ? 0 : 1;
   });
 }

@@ -57,7 +57,7 @@ int run(const EvalArgs& a) {
     j["ops"] = {{"adds", c.adds},   {"muls", c.muls},         {"divs", c.divs},
                 {"prims", c.prims}, {"compares", c.compares}, {"paper_cost", c.paper_cost()}};
     j["time_ms"] = ms;
-    text << j.dump(2) << "\n";
+    text << json_text(j) << "\n";
   } else {
     int digits = std::numeric_limits<T>::max_digits10;
     text << f->name;
@@ -96,7 +96,7 @@ int run_backend(const EvalArgs& a) {
     j["results"] = nlohmann::json::array();
     for (const auto& t : out) j["results"].push_back(result_json(t));
     j["time_ms"] = ms;
-    text << j.dump(2) << "\n";
+    text << json_text(j) << "\n";
   } else {
     text << p.f->name << " (backend " << a.backend << ")\n";
     for (std::size_t k = 0; k < out.size(); ++k)

@@ -114,7 +114,7 @@ void add_eval_suite(CLI::App& app, int& status) {
                                 {"ops", r.ops},
                                 {"closed_forms", r.extra_functions}});
       j["summary"] = tally;
-      text << j.dump(2) << "\n";
+      text << json_text(j) << "\n";
     } else {
       text << std::left << std::setw(48) << "entry" << std::setw(7) << "status" << std::right
            << std::setw(12) << "ops" << std::setw(11) << "ms"

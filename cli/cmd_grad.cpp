@@ -157,7 +157,7 @@ int run(const GradArgs& a) {
         if (!labels[k].empty())
           j["outputs"].push_back({{"label", labels[k]}, {"value", result_json(y[k])}});
       if (a.counts && exe->counts()) j["ops"] = exe->counts()->paper_cost();
-      text << j.dump(2) << "\n";
+      text << json_text(j) << "\n";
     } else {
       text << f->name << " (" << a.strategy << ", " << a.mode << ")\n";
       for (std::size_t k = 0; k < y.size(); ++k)

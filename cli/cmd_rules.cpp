@@ -143,7 +143,7 @@ void add_rules(CLI::App& app, int& status) {
       }
     }
     if (json) {
-      text << j.dump(2) << "\n";
+      text << json_text(j) << "\n";
     } else {
       text << total << " rules in " << chosen.size()
            << (chosen.size() == 1 ? " table, " : " tables, ") << std::fixed << std::setprecision(1)

@@ -86,4 +86,8 @@ void write_output(const std::string& out, const std::string& text) {
   if (!f) throw Error("cannot write `" + out + "` (disk full?)");
 }
 
+std::string json_text(const nlohmann::json& j) {
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 }  // namespace adlab::cli

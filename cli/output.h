@@ -16,6 +16,9 @@ std::string format_tensor(const ir::BasicTensor<T>& t, int digits);
 // JSON of a result (double precision).
 nlohmann::json result_json(const ir::Tensor& t);
 std::string type_of(const ir::Tensor& t);
+// j as indented text: strings that are not UTF-8 (a message quoting a source byte) get U+FFFD
+// instead of an exception that would lose the whole report.
+std::string json_text(const nlohmann::json& j);
 // Writes `text` to stdout (`out` empty) or to the file `out` (throws adlab::Error if it cannot).
 void write_output(const std::string& out, const std::string& text);
 

@@ -119,6 +119,10 @@ ProgramInputs load_program_inputs(const std::string& file, const std::string& fu
     nlohmann::json spec = entry && entry->inputs.contains(name) ? entry->inputs[name]
                           : size_param && sizes.count(name)     ? nlohmann::json::object()
                                                                 : ir::default_spec(*f, k);
+    // `--input x=random:5` asks for random values: a manifest's fixed `value` or `file` for x
+    // would silently replace them (every seed gave the manifest's x = 3).
+    if (it != given.end() && spec.is_object() && (spec.contains("value") || spec.contains("file")))
+      spec = ir::default_spec(*f, k);
     inputs[k] = ir::generate_input(*f, k, spec, sizes, seed, entry ? entry->dir : ".");
   }
   return p;

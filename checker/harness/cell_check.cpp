@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 
+#include "ir/syntax/printer.h"
 #include "ir/tensor/tensor_ops.h"
 
 namespace adlab::checker {
@@ -333,8 +334,8 @@ void check_cell(const EntryContext& ctx, const ad::Strategy& s, const ad::Reques
         }
       }
       if (!c.pass)
-        cell.detail = "relative error " + std::to_string(c.worst_error) + " > tolerance " +
-                      std::to_string(tol.value) + " at " + cell.where;
+        cell.detail = "relative error " + ir::number_str(c.worst_error) + " > tolerance " +
+                      ir::number_str(tol.value) + " at " + cell.where;
     }
   }
   cell.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

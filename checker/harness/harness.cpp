@@ -15,6 +15,7 @@
 #include "ir/interp/scalar.h"
 #include "ir/suite/inputs.h"
 #include "ir/syntax/parser.h"
+#include "ir/syntax/printer.h"
 #include "ir/tensor/tensor_ops.h"
 
 namespace adlab::checker {
@@ -138,7 +139,7 @@ void check_closed_form(const EntryContext& ctx, HarnessResult& r) {
       c.where = ctx.ref.in.describe(cmp.worst_index, ctx.inputs);
       if (!cmp.pass)
         c.detail =
-            "closed form " + std::to_string(cmp.got) + ", reference " + std::to_string(cmp.want);
+            "closed form " + ir::number_str(cmp.got) + ", reference " + ir::number_str(cmp.want);
     }
   } catch (const std::exception& ex) {
     c.status = Status::Error;

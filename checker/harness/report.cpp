@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "checker/harness/harness.h"
+#include "ir/syntax/printer.h"
 
 namespace adlab::checker {
 
@@ -132,9 +133,11 @@ void print_table(std::ostream& os, const HarnessResult& r) {
       ++adj_pass;
       continue;
     }
+    // every digit: a failure between nearly equal sides must show where they differ
     os << "adjoint test " << a.entry << " (" << a.forward << " / " << a.reverse
-       << "): " << status_name(a.status) << " lhs " << a.lhs << " rhs " << a.rhs << " " << a.detail
-       << "\n";
+       << "): " << status_name(a.status) << " lhs " << ir::number_str(a.lhs) << " rhs "
+       << ir::number_str(a.rhs) << " error " << ir::number_str(a.error) << " tolerance "
+       << ir::number_str(a.tolerance) << " " << a.detail << "\n";
   }
   os << "\n" << r.entries.size() << " entries, " << r.cells.size() << " cells:";
   for (auto& [k, v] : tally) os << " " << v << " " << k;

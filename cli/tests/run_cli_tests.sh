@@ -225,6 +225,49 @@ EOF
 check "check with a wrong closed form exits 1" test $? -eq 1
 check "check names the wrong closed form" grep -qE '^closed form t/dot \(dot_wrong_grad\): FAIL' out
 
+# Audit findings (decision 174): nothing selected is not a pass; manifests are checked whole.
+expect_err "check with a filter that selects nothing" 'error: no suite entry selected (--filter `nosuch`)' \
+  check good --strategy fd --filter nosuch
+mkdir -p dup/a dup/b
+cp good/dot.adl dup/a/dot.adl
+cp good/dot.adl dup/b/dot.adl
+manifest dot_ref >dup/a/manifest.json
+manifest dot_ref >dup/b/manifest.json
+expect_err "check with one entry id in two manifests" \
+  'dup/b/manifest.json:1:1: error: entry `t/dot` is also in `dup/a/manifest.json`: two manifests give one suite name' \
+  check dup --strategy fd
+mkdir -p bad_manifest
+cp good/dot.adl bad_manifest/dot.adl
+bad_entry() {
+  printf '{"suite": "t", "entries": [{"name": "dot", "program": "dot.adl", "function": "dot", "sizes": {"small": {"n": 3}}, %s}]}\n' "$1" >bad_manifest/manifest.json
+}
+bad_entry '"modes": ["hvp"], "cost_bound": 3'
+expect_err "a cost bound no mode measures" \
+  'error: bad_manifest/manifest.json: entry `dot`: `cost_bound` needs a gradient, vjp or jacobian mode to be measured in' \
+  check bad_manifest --strategy fd
+bad_entry '"modes": ["gradiant"]'
+expect_err "an unknown mode" 'error: bad_manifest/manifest.json: entry `dot`: `gradiant` is not a mode...' \
+  check bad_manifest --strategy fd
+bad_entry '"fd": {"levels": 4294967297}'
+expect_err "fd levels past int" 'error: bad_manifest/manifest.json: entry `dot`: fd.levels is not a setting...' \
+  check bad_manifest --strategy fd
+bad_entry '"source": 5'
+expect_err "a field of the wrong type names its entry" \
+  'error: bad_manifest/manifest.json: entry `dot`: a field has the wrong JSON type...' check bad_manifest --strategy fd
+# --input x=random:SEED beside a manifest with fixed values: random values, not the manifest's
+r5=$("$ADLAB" grad good/dot.adl --func dot --strategy fd --input x=random:5 --input y=random:6 2>err)
+r5b=$("$ADLAB" grad good/dot.adl --func dot --strategy fd --input x=random:5 --input y=random:6 2>err)
+check "grad --input random beside a manifest is random" test "$(grep -c '= 32$' <<<"$r5")" -eq 0
+check "grad --input random beside a manifest is repeatable" test "$r5" == "$r5b"
+# a message quoting a byte that is not UTF-8: the table is printed and the JSON written
+mkdir -p latin1
+printf 'func dot(x: f64[n]) -> f64 {\n  return \xe9\n}\n' >latin1/dot.adl
+printf '{"suite": "t", "entries": [{"name": "dot", "program": "dot.adl", "function": "dot", "sizes": {"small": {"n": 3}}}]}\n' >latin1/manifest.json
+"$ADLAB" check latin1 --strategy fd --json latin1.json >out 2>err
+check "check with a non-UTF-8 message exits 1" test $? -eq 1
+check "check with a non-UTF-8 message prints the table" grep -qE '^t/dot +fd .*ERROR' out
+check "check with a non-UTF-8 message writes the JSON" grep -qF '"ok": false' latin1.json
+
 # --- bad input ----------------------------------------------------------------------------
 expect_err "syntax error" 'syntax.adl:3:1: error: expected an expression, found `}`' eval syntax.adl --input x=x.json
 expect_err "syntax error (print)" 'syntax.adl:3:1: error: expected an expression, found `}`' print syntax.adl

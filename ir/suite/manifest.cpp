@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 
 #include "ir/error.h"
@@ -34,6 +35,8 @@ std::vector<std::string> strings(const nlohmann::json& j, const char* key,
 
 Suite suite_from_json(const nlohmann::json& j, const std::string& path,
                       const std::string& suite_root);
+SuiteEntry entry_from_json(const nlohmann::json& e, const Suite& s, const fs::path& dir,
+                           const std::string& where);
 
 std::string required_string(const nlohmann::json& j, const char* key, const std::string& where) {
   if (!j.contains(key) || !j[key].is_string())
@@ -88,83 +91,105 @@ Suite suite_from_json(const nlohmann::json& j, const std::string& path,
       if (!kEntryKeys.count(k))
         throw Error(SourcePos{path, 1, 1},
                     "entry " + std::to_string(s.entries.size()) + ": unknown field `" + k + "`");
-    SuiteEntry x;
-    x.suite = s.name;
-    x.dir = s.dir;
     std::string where =
         path + ": entry " +
-        (e.contains("name") ? "`" + e.value("name", "") + "`" : std::to_string(s.entries.size()));
-    x.name = required_string(e, "name", where);
-    x.program = (dir / required_string(e, "program", where)).string();
-    x.function = required_string(e, "function", where);
-    x.source = e.value("source", s.source);
-    if (!e.contains("sizes") || !e["sizes"].is_object())
-      throw Error(where + ": missing `sizes` object");
-    for (auto& [set, values] : e["sizes"].items()) {
-      if (!values.is_object()) throw Error(where + ": sizes." + set + " must be an object");
-      if (set != "small" && set != "full")
-        throw Error(where + ": `sizes." + set + "` is not a size set (small, full)");
-      x.sizes[set];  // an empty set is valid: the function has no sizes
-      for (auto& [n, v] : values.items()) {
-        if (!v.is_number_integer() || v.get<std::int64_t>() < 0)
-          throw Error(where + ": size " + set + "." + n + " must be a non-negative integer");
-        x.sizes[set][n] = v.get<std::int64_t>();
-      }
+        (e.contains("name") && e["name"].is_string() ? "`" + e["name"].get<std::string>() + "`"
+                                                     : std::to_string(s.entries.size()));
+    try {
+      s.entries.push_back(entry_from_json(e, s, dir, where));
+    } catch (const nlohmann::json::exception& ex) {
+      // A field of the wrong JSON type (`"source": 5`): the library's message, with the entry.
+      throw Error(where + ": a field has the wrong JSON type: " + ex.what());
     }
-    if (e.contains("inputs")) x.inputs = e["inputs"];
-    if (!x.inputs.is_object()) throw Error(where + ": `inputs` must be an object");
-    if (e.contains("seed") &&
-        !(e["seed"].is_number_unsigned() ||
-          (e["seed"].is_number_integer() && e["seed"].get<std::int64_t>() >= 0)))
-      throw Error(where + ": `seed` must be a non-negative integer below 2^64");
-    x.seed = e.value("seed", std::uint64_t{1});
-    x.constraints = strings(e, "constraints", where);
-    x.wrt = strings(e, "wrt", where);
-    x.modes = strings(e, "modes", where);
-    if (e.contains("expected")) {
-      x.expected = e["expected"];
-      if (!x.expected.is_object()) throw Error(where + ": `expected` must be an object");
-      for (auto& [k, v] : x.expected.items()) {
-        if (k != "primal" && k != "gradient" && k != "primal_values")
-          throw Error(where + ": expected." + k +
-                      " is not a kind (primal, gradient, primal_values)");
-        if (k != "primal_values" && !v.is_string())
-          throw Error(where + ": expected." + k + " must name a function of the program");
-      }
-    }
-    if (e.contains("tolerance") &&
-        !(e["tolerance"].is_number() && e["tolerance"].get<double>() >= 0))
-      throw Error(where + ": `tolerance` must be a non-negative number");
-    x.tolerance = e.value("tolerance", 1e-12);
-    if (e.contains("cost_bound")) {
-      if (!e["cost_bound"].is_number() || !(e["cost_bound"].get<double>() > 0))
-        throw Error(where + ": `cost_bound` must be a positive number");
-      x.cost_bound = e["cost_bound"].get<double>();
-    }
-    if (e.contains("fd")) {
-      const auto& fd = e["fd"];
-      if (!fd.is_object()) throw Error(where + ": `fd` must be an object {\"step\", \"levels\"}");
-      for (auto& [k, v] : fd.items()) {
-        if (k == "step" && v.is_number() && v.get<double>() > 0 && v.get<double>() < 1)
-          x.fd_step = v.get<double>();
-        else if (k == "levels" && v.is_number_integer() && v.get<int>() >= 1 && v.get<int>() <= 8)
-          x.fd_levels = v.get<int>();
-        else
-          throw Error(where + ": fd." + k +
-                      " is not a setting (step: a number in (0, 1); levels: an integer 1..8)");
-      }
-    }
-    if (e.contains("expect")) {
-      if (!e["expect"].is_string() || e["expect"].get<std::string>() != "at-kink")
-        throw Error(where + ": `expect` must be \"at-kink\" (a checker self-test)");
-      x.expect_at_kink = true;
-    }
-    x.notes = e.value("notes", "");
-    for (const auto& other : s.entries)
-      if (other.name == x.name) throw Error(where + ": duplicate entry name");
-    s.entries.push_back(std::move(x));
   }
   return s;
+}
+
+SuiteEntry entry_from_json(const nlohmann::json& e, const Suite& s, const fs::path& dir,
+                           const std::string& where) {
+  SuiteEntry x;
+  x.suite = s.name;
+  x.dir = s.dir;
+  x.name = required_string(e, "name", where);
+  x.program = (dir / required_string(e, "program", where)).string();
+  x.function = required_string(e, "function", where);
+  x.source = e.value("source", s.source);
+  if (!e.contains("sizes") || !e["sizes"].is_object())
+    throw Error(where + ": missing `sizes` object");
+  for (auto& [set, values] : e["sizes"].items()) {
+    if (!values.is_object()) throw Error(where + ": sizes." + set + " must be an object");
+    if (set != "small" && set != "full")
+      throw Error(where + ": `sizes." + set + "` is not a size set (small, full)");
+    x.sizes[set];  // an empty set is valid: the function has no sizes
+    for (auto& [n, v] : values.items()) {
+      if (!v.is_number_integer() || v.get<std::int64_t>() < 0)
+        throw Error(where + ": size " + set + "." + n + " must be a non-negative integer");
+      x.sizes[set][n] = v.get<std::int64_t>();
+    }
+  }
+  if (e.contains("inputs")) x.inputs = e["inputs"];
+  if (!x.inputs.is_object()) throw Error(where + ": `inputs` must be an object");
+  if (e.contains("seed") &&
+      !(e["seed"].is_number_unsigned() ||
+        (e["seed"].is_number_integer() && e["seed"].get<std::int64_t>() >= 0)))
+    throw Error(where + ": `seed` must be a non-negative integer below 2^64");
+  x.seed = e.value("seed", std::uint64_t{1});
+  x.constraints = strings(e, "constraints", where);
+  x.wrt = strings(e, "wrt", where);
+  x.modes = strings(e, "modes", where);
+  static const std::set<std::string> kModes{"gradient", "jvp", "vjp", "jacobian", "hvp"};
+  for (const auto& m : x.modes)
+    if (!kModes.count(m))
+      throw Error(where + ": `" + m + "` is not a mode (gradient, jvp, vjp, jacobian, hvp)");
+  if (e.contains("expected")) {
+    x.expected = e["expected"];
+    if (!x.expected.is_object()) throw Error(where + ": `expected` must be an object");
+    for (auto& [k, v] : x.expected.items()) {
+      if (k != "primal" && k != "gradient" && k != "primal_values")
+        throw Error(where + ": expected." + k + " is not a kind (primal, gradient, primal_values)");
+      if (k != "primal_values" && !v.is_string())
+        throw Error(where + ": expected." + k + " must name a function of the program");
+    }
+  }
+  if (e.contains("tolerance") && !(e["tolerance"].is_number() && e["tolerance"].get<double>() >= 0))
+    throw Error(where + ": `tolerance` must be a non-negative number");
+  x.tolerance = e.value("tolerance", 1e-12);
+  if (e.contains("cost_bound")) {
+    if (!e["cost_bound"].is_number() || !(e["cost_bound"].get<double>() > 0))
+      throw Error(where + ": `cost_bound` must be a positive number");
+    x.cost_bound = e["cost_bound"].get<double>();
+    // The bound is judged on gradient, else vjp, else jacobian (DESIGN 4.3); the default
+    // mode is one of them, a list of only jvp/hvp would leave it never evaluated.
+    bool judged = x.modes.empty();
+    for (const auto& m : x.modes)
+      judged = judged || m == "gradient" || m == "vjp" || m == "jacobian";
+    if (!judged)
+      throw Error(where +
+                  ": `cost_bound` needs a gradient, vjp or jacobian mode to be measured in");
+  }
+  if (e.contains("fd")) {
+    const auto& fd = e["fd"];
+    if (!fd.is_object()) throw Error(where + ": `fd` must be an object {\"step\", \"levels\"}");
+    for (auto& [k, v] : fd.items()) {
+      if (k == "step" && v.is_number() && v.get<double>() > 0 && v.get<double>() < 1)
+        x.fd_step = v.get<double>();
+      else if (k == "levels" && v.is_number_integer() && v.get<std::int64_t>() >= 1 &&
+               v.get<std::int64_t>() <= 8)
+        x.fd_levels = static_cast<int>(v.get<std::int64_t>());
+      else
+        throw Error(where + ": fd." + k +
+                    " is not a setting (step: a number in (0, 1); levels: an integer 1..8)");
+    }
+  }
+  if (e.contains("expect")) {
+    if (!e["expect"].is_string() || e["expect"].get<std::string>() != "at-kink")
+      throw Error(where + ": `expect` must be \"at-kink\" (a checker self-test)");
+    x.expect_at_kink = true;
+  }
+  x.notes = e.value("notes", "");
+  for (const auto& other : s.entries)
+    if (other.name == x.name) throw Error(where + ": duplicate entry name");
+  return x;
 }
 }  // namespace
 
@@ -179,7 +204,14 @@ std::vector<Suite> find_suites(const std::string& root) {
   std::vector<Suite> out;
   std::string base =
       fs::path(root).filename() == "suites" ? root : fs::path(root).parent_path().string();
-  for (const auto& p : paths) out.push_back(load_manifest(p, base));
+  std::map<std::string, std::string> seen;  // entry id -> its manifest
+  for (const auto& p : paths) {
+    out.push_back(load_manifest(p, base));
+    for (const auto& e : out.back().entries)
+      if (auto [it, fresh] = seen.emplace(e.suite + "/" + e.name, p); !fresh)
+        throw Error(SourcePos{p, 1, 1}, "entry `" + it->first + "` is also in `" + it->second +
+                                            "`: two manifests give one suite name");
+  }
   return out;
 }
 
