@@ -136,7 +136,7 @@ int run(const GradArgs& a) {
       auto t = checker::shaped_like(in, p.inputs, direction_values(a.direction, in.size));
       args.insert(args.end(), t.begin(), t.end());
     } else if (req.mode == ad::Mode::Vjp) {
-      auto c = checker::shaped_like(out, results, direction_values(a.direction, out.size));
+      auto c = checker::result_cotangents(out, results, direction_values(a.direction, out.size));
       args.insert(args.end(), c.begin(), c.end());
     }
     backends::Options bo;

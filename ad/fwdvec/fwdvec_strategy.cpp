@@ -7,6 +7,7 @@
 #include "ad/fwdvec/inline_calls.h"
 #include "ad/fwdvec/licm.h"
 #include "ad/fwdvec/tangent.h"
+#include "ir/builder.h"
 #include "ir/context.h"
 #include "ir/typecheck.h"
 
@@ -276,19 +277,26 @@ class FwdvecStrategy : public Strategy {
         out->params.push_back(ct);
         cts.push_back(ct);
       }
-      for (std::size_t w = 0; w < wrt.size(); ++w) {  // cotangent of w = sum_r J_rw^T ct_r
+      // cotangent of w = sum_r J_rw^T ct_r over the floating results (an integer result's
+      // cotangent carries no derivative), each term in w's element type (no implicit f32/f64
+      // promotion, DESIGN 2.3)
+      for (std::size_t w = 0; w < wrt.size(); ++w) {
         auto a = ivars(wrt[w]->type.rank(), "a");
+        const ElemType we = wrt[w]->type.elem;
         Expr acc;
         for (std::size_t ri = 0; ri < f.results.size(); ++ri) {
           const Type& rt = f.results[ri]->type;
+          if (!is_float(rt.elem)) continue;
           auto o = ivars(rt.rank(), "o");
           std::vector<Expr> at = o;
           at.insert(at.end(), a.begin(), a.end());
           Expr term = Binary::make(BinaryOp::Mul, o.empty() ? cts[ri] : Access::make(cts[ri], o),
                                    at.empty() ? jac[ri][w] : Access::make(jac[ri][w], at));
           if (!o.empty()) term = Reduce::make(ReduceOp::Sum, Domain{o, rt.dims, Expr(), {}}, term);
+          term = dsl::to_float(term, we);
           acc = acc.defined() ? Binary::make(BinaryOp::Add, acc, term) : term;
         }
+        if (!acc.defined()) acc = Literal::make(0, we);
         out->results.push_back(gen_or_self(a, wrt[w]->type.dims, acc));
       }
     } else {

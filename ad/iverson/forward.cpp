@@ -6,6 +6,7 @@
 #include "ad/iverson/local_tangent.h"
 #include "ad/iverson/scalar_partials.h"
 #include "ad/strategy.h"
+#include "ir/builder.h"
 #include "ir/context.h"
 
 namespace adlab::ad::iverson {
@@ -50,7 +51,13 @@ class Forward {
         for (std::size_t k = 0; k < p->args.size(); ++k) {
           if (!is_float(p->args[k]->type.elem)) continue;
           Expr dk = tangent(p->args[k]);
-          if (!is_zero(dk)) out = add(out, scalar_partial(e, k, dk, e));
+          if (is_zero(dk)) continue;
+          // f64(x)/f32(x) of a floating x: the tangent converted to the result's type (the
+          // adjoint partial converts to the argument's, which is right only in reverse)
+          if (p->op == PrimOp::ToF64 || p->op == PrimOp::ToF32)
+            out = add(out, dsl::to_float(dk, e->type.elem));
+          else
+            out = add(out, scalar_partial(e, k, dk, e));
         }
         return out;
       }

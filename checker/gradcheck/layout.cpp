@@ -130,4 +130,19 @@ std::vector<ir::Tensor> shaped_like(const Layout& layout, const std::vector<ir::
   return out;
 }
 
+std::vector<ir::Tensor> result_cotangents(const Layout& out, const std::vector<ir::Tensor>& results,
+                                          const std::vector<double>& flat) {
+  std::vector<ir::Tensor> ct;
+  for (const auto& y : results) {
+    ir::Tensor zero = y;
+    std::fill(zero.values.begin(), zero.values.end(), 0.0);
+    std::fill(zero.ints.begin(), zero.ints.end(), std::int64_t{0});
+    ct.push_back(std::move(zero));
+  }
+  for (const auto& b : out.blocks)
+    ct[b.index].values.assign(flat.begin() + static_cast<std::ptrdiff_t>(b.offset),
+                              flat.begin() + static_cast<std::ptrdiff_t>(b.offset + b.count));
+  return ct;
+}
+
 }  // namespace adlab::checker

@@ -37,6 +37,10 @@ Layout output_layout(const std::vector<ir::Tensor>& results);
 
 // Tensors shaped like the blocks of `layout` (taken from `like`: the parameters or the results)
 // holding the values of `flat`: the tangents or cotangents of a jvp or vjp.
+// vjp's cotangent arguments: one per result (DESIGN 2.3), `flat` laid out by output_layout for
+// the floating ones, zeros for the integer ones (no derivative flows through them).
+std::vector<ir::Tensor> result_cotangents(const Layout& out, const std::vector<ir::Tensor>& results,
+                                          const std::vector<double>& flat);
 std::vector<ir::Tensor> shaped_like(const Layout& layout, const std::vector<ir::Tensor>& like,
                                     const std::vector<double>& flat);
 

@@ -108,7 +108,7 @@ ModeRun run_mode(const EntryContext& ctx, backends::Executable& exe, ad::Mode mo
     auto t = shaped_like(in, ctx.inputs, dir);
     args.insert(args.end(), t.begin(), t.end());
   } else if (mode == ad::Mode::Vjp) {
-    auto c = shaped_like(out, ctx.ref.results, dir);
+    auto c = result_cotangents(out, ctx.ref.results, dir);
     args.insert(args.end(), c.begin(), c.end());
   }
   auto y = exe.run(args);

@@ -292,13 +292,11 @@ std::optional<Complexity> measure(const EntryContext& ctx, const ad::Strategy& s
       bo.sizes = sizes;
       bo.count_ops = true;
       auto exe = s.differentiate(ctx.f, req).executable(backend, bo);
-      if (req.mode == ad::Mode::Vjp)  // a cotangent of ones per floating result
-        for (const auto& y : results)
-          if (ir::is_float(y.elem)) {
-            ir::Tensor ones = y;
-            std::fill(ones.values.begin(), ones.values.end(), 1.0);
-            inputs.push_back(std::move(ones));
-          }
+      if (req.mode == ad::Mode::Vjp) {  // a cotangent of ones per floating result
+        Layout out = output_layout(results);
+        for (auto& ct : result_cotangents(out, results, std::vector<double>(out.size, 1.0)))
+          inputs.push_back(std::move(ct));
+      }
       auto t1 = std::chrono::steady_clock::now();
       exe->run(inputs);
       last_derivative_seconds =

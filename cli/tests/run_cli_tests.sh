@@ -268,6 +268,24 @@ check "check with a non-UTF-8 message exits 1" test $? -eq 1
 check "check with a non-UTF-8 message prints the table" grep -qE '^t/dot +fd .*ERROR' out
 check "check with a non-UTF-8 message writes the JSON" grep -qF '"ok": false' latin1.json
 
+# vjp with an integer result: one cotangent per result, zero for the integer one (decision 175)
+printf 'func f(x: f64[n], k: i64) -> (f64, i64) {\n  return (x[0] * x[1], k + 1)\n}\n' >intres.adl
+printf '[1.5, 2.5]\n' >x2.json
+printf '3\n' >k.json
+for s in fd dualrev sparse iverson scatter fwdvec; do
+  r=$("$ADLAB" grad intres.adl --strategy $s --mode vjp --input x=x2.json --input k=k.json 2>err)
+  # fd's value is within its truncation error: 2.49999999998...
+  check "vjp with an integer result ($s)" grep -qE '^  cotangent of x: f64\[2\] = \[2\.(5|4999999999[0-9]*), 1\.5\]$' <<<"$r"
+done
+# results of two float types: fwdvec's vjp summed an f32 and an f64 term
+printf 'func f(x: f32[n], y: f64[n]) -> (f32, f64) {\n  return (x[0] * x[1], y[0] * y[1])\n}\n' >mixed.adl
+r=$("$ADLAB" grad mixed.adl --strategy fwdvec --mode vjp --input x=x2.json --input y=x2.json 2>err)
+check "fwdvec vjp of f32 and f64 results" grep -qxF '  cotangent of x: f32[2] = [2.5, 1.5]' <<<"$r"
+# iverson's tangent of f64(x) for an f32 x is converted to the result's type
+printf 'func f(x: f32[n]) -> f64 {\n  return sum[i < n] f64(x[i]) * 2\n}\n' >conv.adl
+r=$("$ADLAB" grad conv.adl --strategy iverson --mode jvp --input x=x2.json 2>err)
+check "iverson jvp through f64(x) of an f32 x" grep -qxF '  tangent of result 0: f64 = 4' <<<"$r"
+
 # --- bad input ----------------------------------------------------------------------------
 expect_err "syntax error" 'syntax.adl:3:1: error: expected an expression, found `}`' eval syntax.adl --input x=x.json
 expect_err "syntax error (print)" 'syntax.adl:3:1: error: expected an expression, found `}`' print syntax.adl
