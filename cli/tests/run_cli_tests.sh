@@ -286,6 +286,34 @@ printf 'func f(x: f32[n]) -> f64 {\n  return sum[i < n] f64(x[i]) * 2\n}\n' >con
 r=$("$ADLAB" grad conv.adl --strategy iverson --mode jvp --input x=x2.json 2>err)
 check "iverson jvp through f64(x) of an f32 x" grep -qxF '  tangent of result 0: f64 = 4' <<<"$r"
 
+# Input values that would silently change (decision 176)
+printf 'func f(x: f32) -> f64 {\n  return f64(x) * 0\n}\n' >f32in.adl
+printf '1e39\n' >big39.json
+expect_err "an f32 input past f32's range" 'error: input `x` (big39.json): 1e+39 is outside the range of f32' \
+  eval f32in.adl --input x=big39.json
+printf 'func f(k: i64[2]) -> i64[2] {\n  return gen[i < 2] k[i]\n}\n' >kin.adl
+printf '[100000000000000001.0, 1]\n' >kbig.json
+expect_err "an i64 in float syntax past 2^53" 'kbig.json: error: expected an integer (i64) at $[0], found number 1e+17' \
+  eval kin.adl --input k=kbig.json
+printf '[1e400, 1]\n' >k400.json
+expect_err "a JSON number past double's range" 'k400.json: error: unreadable JSON: ...' eval kin.adl --input k=k400.json
+mkdir -p sparsegen
+printf 'func f(A: f64[n, m] @csr) -> f64 {\n  return sum[(i, j) in A] A[i, j]\n}\n' >sparsegen/p.adl
+sparse_gen() {
+  printf '{"suite": "t", "entries": [{"name": "f", "program": "p.adl", "function": "f", "sizes": {"small": {"n": 3, "m": 4}}, "inputs": {"A": %s}}]}\n' "$1" >sparsegen/manifest.json
+}
+sparse_gen '{"dist": "sparse", "nnz": -6, "lo": 1, "hi": 2}'
+expect_err "a negative nnz (was an empty matrix)" 'error: input `A` of `f`: `nnz` must be a non-negative count, got -6' \
+  eval sparsegen/p.adl
+sparse_gen '{"dist": "sparse", "nnz": 6, "hi": 5}'
+expect_err "hi without lo (was normal values)" 'error: input `A` of `f`: uniform sparse values need both `lo` and `hi`' \
+  eval sparsegen/p.adl
+sparse_gen '{"dist": "sparse", "nnz": 6, "density": 0.5}'
+expect_err "nnz and density" 'error: input `A` of `f`: give `nnz` or `density`, not both' eval sparsegen/p.adl
+sparse_gen '{"dist": "sparse", "nnz": "n"}'
+r=$("$ADLAB" eval sparsegen/p.adl --json 2>err)
+check "nnz as a size expression" grep -q '"results"' <<<"$r"
+
 # --- bad input ----------------------------------------------------------------------------
 expect_err "syntax error" 'syntax.adl:3:1: error: expected an expression, found `}`' eval syntax.adl --input x=x.json
 expect_err "syntax error (print)" 'syntax.adl:3:1: error: expected an expression, found `}`' print syntax.adl

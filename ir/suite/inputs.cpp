@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -102,7 +103,12 @@ Tensor adapt_to_param(Tensor t, const Type& pt, const std::string& what) {
   }
   t.elem = pt.elem;
   if (pt.elem == ElemType::F32)  // f32 data are f32 values, whatever scalar type evaluates them
-    for (double& v : t.values) v = static_cast<double>(static_cast<float>(v));
+    for (double& v : t.values) {
+      // a finite value past f32's range would become inf (and the cast is undefined)
+      if (std::isfinite(v) && std::fabs(v) > static_cast<double>(std::numeric_limits<float>::max()))
+        throw Error(what + ": " + number_str(v) + " is outside the range of f32");
+      v = static_cast<double>(static_cast<float>(v));
+    }
   if (t.storage != pt.storage) {
     if (pt.storage == Storage::Dense)
       t = to_dense(t);
@@ -222,11 +228,24 @@ Tensor generate_input(const Function& f, std::size_t k, const nlohmann::json& sp
     if (shape.size() != 2 && shape.size() != 1)
       throw Error(what + ": sparse generators make rank-1 or rank-2 tensors");
     std::int64_t rows = shape.size() == 2 ? shape[0] : 1, cols = shape.back();
-    SparseFill fill = spec.contains("nnz")
-                          ? SparseFill::nnz(spec["nnz"].get<std::int64_t>())
-                          : SparseFill::fraction(spec_num(spec, "density", 0.2, what));
+    // One way to say how many entries, one value distribution: a field the generator would
+    // not read, or an `nnz` that is not a count, gave a silently different (or empty) matrix.
+    if (spec.contains("nnz") && spec.contains("density"))
+      throw Error(what + ": give `nnz` or `density`, not both");
+    const bool uniform = spec.contains("lo") || spec.contains("hi");
+    if (uniform && (spec.contains("mean") || spec.contains("std")))
+      throw Error(what + ": `lo`/`hi` (uniform values) and `mean`/`std` (normal) exclude each other");
+    if (uniform && !(spec.contains("lo") && spec.contains("hi")))
+      throw Error(what + ": uniform sparse values need both `lo` and `hi`");
+    std::int64_t nnz = -1;
+    if (spec.contains("nnz")) {
+      nnz = spec_int(f, spec["nnz"], sizes, what + ": `nnz`");
+      if (nnz < 0) throw Error(what + ": `nnz` must be a non-negative count, got " + std::to_string(nnz));
+    }
+    SparseFill fill = nnz >= 0 ? SparseFill::nnz(nnz)
+                               : SparseFill::fraction(spec_num(spec, "density", 0.2, what));
     ValueDist vd =
-        spec.contains("lo")
+        uniform
             ? ValueDist::uniform(spec_num(spec, "lo", 0, what), spec_num(spec, "hi", 1, what))
             : ValueDist::normal(spec_num(spec, "mean", 0, what), spec_num(spec, "std", 1, what));
     t = random_sparse(rows, cols,

@@ -56,7 +56,11 @@ class Reader {
     } else {
       fail("expected a number at " + path.str() + ", found " + found(j));
     }
-    return want_ == ElemType::F32 ? static_cast<double>(static_cast<float>(v)) : v;
+    if (want_ != ElemType::F32) return v;
+    // a finite value past f32's range would become inf (and the cast is undefined)
+    if (std::isfinite(v) && std::fabs(v) > static_cast<double>(std::numeric_limits<float>::max()))
+      fail("the number at " + path.str() + " is outside the range of f32");
+    return static_cast<double>(static_cast<float>(v));
   }
 
   std::int64_t read_int(const json& j, const JsonPath& path) const {
@@ -66,8 +70,9 @@ class Reader {
         return j.get<std::int64_t>();
       }
     } else if (j.is_number_float()) {
+      // exact only up to 2^53 in float syntax (`9007199254740993.0` reads as 2^53), as .npy
       double v = j.get<double>();
-      if (v == std::floor(v) && v >= -0x1p63 && v < 0x1p63) return static_cast<std::int64_t>(v);
+      if (v == std::floor(v) && std::fabs(v) <= 0x1p53) return static_cast<std::int64_t>(v);
     }
     fail("expected an integer (i64) at " + path.str() + ", found " + found(j));
   }
@@ -287,6 +292,8 @@ Tensor read_json_tensor(const std::string& path, ElemType want,
       }
     }
     throw Error(pos, "malformed JSON: " + parse_error_detail(e.what()));
+  } catch (const json::exception& e) {  // a number past double's range (`1e400`)
+    throw Error(SourcePos{path}, std::string("unreadable JSON: ") + e.what());
   }
   return tensor_from_json(j, want, want_storage, path);
 }
