@@ -1,6 +1,10 @@
 // The strategy registry, modes and derivative executables.
 #include "ad/strategy.h"
 
+#include <limits>
+
+#include <cmath>
+
 #include "ad/dualrev/dualrev_strategy.h"
 #include "ad/fd/fd_strategy.h"
 #include "ad/fwdvec/fwdvec_strategy.h"
@@ -101,12 +105,26 @@ bool Capabilities::supports(Mode m) const {
   return std::find(modes.begin(), modes.end(), m) != modes.end();
 }
 
+void EngineExecutable::round(std::vector<ir::Tensor>& out) {
+  constexpr double kMax = static_cast<double>(std::numeric_limits<float>::max());
+  for (auto& t : out)
+    if (t.elem == ir::ElemType::F32)
+      for (double& v : t.values)  // past the range: inf, as IEEE rounding gives (no UB cast)
+        v = std::isfinite(v) && std::fabs(v) > kMax ? std::copysign(HUGE_VAL, v)
+                                                    : static_cast<double>(static_cast<float>(v));
+}
+
+const backends::Executable& EngineExecutable::unwrap(const backends::Executable& e) {
+  auto* w = dynamic_cast<const EngineExecutable*>(&e);
+  return w ? w->engine() : e;
+}
+
 std::unique_ptr<backends::Executable> Derivative::executable(const std::string& backend,
                                                              const backends::Options& o) const {
   if (function) return backends::BackendRegistry::instance().get(backend).compile(function, o);
   if (make_engine) {
     backends::BackendRegistry::instance().get(backend);  // an unknown name is an error first
-    return make_engine(backend, o);
+    return std::make_unique<EngineExecutable>(make_engine(backend, o));
   }
   throw Error("the derivative has neither a function nor an engine");
 }

@@ -55,6 +55,32 @@ class Unsupported : public Error {
   using Error::Error;
 };
 
+// An engine as Derivative::executable returns it. Engines compute in double and type their outputs
+// like the parameters and results: an f32 output is rounded to f32 values (DESIGN 2.3: IEEE-754
+// in the element type), as a compiled derivative's is (decision 177).
+class EngineExecutable : public backends::Executable {
+ public:
+  explicit EngineExecutable(std::unique_ptr<backends::Executable> engine)
+      : engine_(std::move(engine)) {}
+  std::vector<ir::Tensor> run(const std::vector<ir::Tensor>& inputs) override {
+    auto out = engine_->run(inputs);
+    round(out);
+    return out;
+  }
+  void run_into(const std::vector<ir::Tensor>& inputs, std::vector<ir::Tensor>& outputs) override {
+    engine_->run_into(inputs, outputs);
+    round(outputs);
+  }
+  const ir::OpCounts* counts() const override { return engine_->counts(); }
+  const backends::Executable& engine() const { return *engine_; }
+  // The engine inside `e` when it is an EngineExecutable, else `e`.
+  static const backends::Executable& unwrap(const backends::Executable& e);
+
+ private:
+  static void round(std::vector<ir::Tensor>& out);
+  std::unique_ptr<backends::Executable> engine_;
+};
+
 // The result of differentiation: an ir::Function that any backend runs (source transformation),
 // or an executable engine (e.g. a tape) following the same calling convention.
 struct Derivative {

@@ -293,7 +293,7 @@ std::unique_ptr<backends::Executable> make_ir_engine(ir::FunctionPtr f, const Re
 }
 
 const ResolveStats* last_resolve_stats(const backends::Executable& e) {
-  auto* engine = dynamic_cast<const IrEngine*>(&e);
+  auto* engine = dynamic_cast<const IrEngine*>(&EngineExecutable::unwrap(e));
   return engine ? &engine->stats() : nullptr;
 }
 
@@ -301,7 +301,7 @@ const ResolveStats* last_resolve_stats(const backends::Executable& e) {
 
 namespace adlab::ad::dualrev {
 std::size_t last_job_count(const backends::Executable& e) {
-  auto* engine = dynamic_cast<const IrEngine*>(&e);
+  auto* engine = dynamic_cast<const IrEngine*>(&EngineExecutable::unwrap(e));
   return engine ? engine->jobs() : 0;
 }
 }  // namespace adlab::ad::dualrev

@@ -250,7 +250,12 @@ class FwdvecStrategy : public Strategy {
         const Type& wt = wrt[w]->type;
         auto o = ivars(rt.rank(), "o");
         auto a = ivars(wt.rank(), "a");
-        if (one_pass && wrt.size() == 1 && rt.rank() == 0 && wt.rank() == 1) {
+        // DESIGN 2.3: a Jacobian block is f64; a gradient has its parameter's element type
+        const ElemType block_elem = r.mode == Mode::Jacobian   ? ElemType::F64
+                                    : r.mode == Mode::Gradient ? wt.elem
+                                                               : rt.elem;
+        if (one_pass && wrt.size() == 1 && rt.rank() == 0 && wt.rank() == 1 &&
+            blocks[ri]->type.elem == block_elem) {
           jac[ri].push_back(blocks[ri]);  // the tangent vector is the gradient row itself
           continue;
         }
@@ -262,7 +267,7 @@ class FwdvecStrategy : public Strategy {
         std::vector<Expr> vars = o, bounds = rt.dims;
         vars.insert(vars.end(), a.begin(), a.end());
         bounds.insert(bounds.end(), wt.dims.begin(), wt.dims.end());
-        Expr j = gen_or_self(vars, bounds, Access::make(blocks[ri], at));
+        Expr j = gen_or_self(vars, bounds, dsl::to_float(Access::make(blocks[ri], at), block_elem));
         Expr jv = Var::make(Context::current().fresh_name("jac_" + var_name(wrt[w])), j->type);
         out->stmts.push_back(Stmt{{jv}, j});
         jac[ri].push_back(jv);

@@ -6,6 +6,7 @@
 
 #include "ad/scatter/dual.h"
 #include "ad/scatter/flatten.h"
+#include "ir/builder.h"
 #include "ir/typecheck.h"
 #include "ir/visitor.h"
 
@@ -121,6 +122,19 @@ class ScatterStrategy : public Strategy {
           Expr jv = Var::make(names.fresh("jac_" + std::to_string(ri) + "_" + var_name(wrt[wi])),
                               scatter::gen_or_self(o, odims, block)->type);
           out->stmts.push_back(Stmt{{jv}, scatter::gen_or_self(o, odims, block)});
+          if (jv->type.elem != ElemType::F64) {
+            // DESIGN 2.3: a Jacobian block is f64 (the cotangent of an f32 x is f32)
+            std::vector<Expr> at = o, dims = odims;
+            for (auto dim : wrt[wi]->type.dims) {
+              at.push_back(Var::make(names.fresh("a"), Type::scalar(ElemType::I64)));
+              dims.push_back(dim);
+            }
+            Expr conv = scatter::gen_or_self(
+                at, dims, dsl::to_float(at.empty() ? jv : Access::make(jv, at), ElemType::F64));
+            jv = Var::make(names.fresh("jac_" + std::to_string(ri) + "_" + var_name(wrt[wi])),
+                           conv->type);
+            out->stmts.push_back(Stmt{{jv}, conv});
+          }
           extra.push_back(jv);
         }
       }

@@ -1,23 +1,50 @@
 // Error model of the gradient checker (DESIGN 4.2).
 #include "checker/gradcheck/error_model.h"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
+#include <unordered_set>
 
 #include "ir/interp/interpreter.h"
+#include "ir/visitor.h"
 
 namespace adlab::checker {
 
 namespace {
-constexpr double kUnitRoundoff = 1.1102230246251565e-16;  // 2^-53
 constexpr double kSafety = 64;
-constexpr double kMaxModelTolerance = 1e-8;
+constexpr double kMaxModelTolerance = 1e-8;  // for double; f32's cap is scaled by 2^29
+
+bool type_has_f32(const ir::Type& t) {
+  if (t.is_tuple()) return std::any_of(t.fields.begin(), t.fields.end(), type_has_f32);
+  return t.elem == ir::ElemType::F32;
+}
+
+bool has_f32(const ir::Expr& e, std::unordered_set<const ir::ExprNode*>& seen) {
+  if (!seen.insert(e.get()).second) return false;
+  if (type_has_f32(e->type)) return true;
+  for (const auto& c : ir::children(e))
+    if (has_f32(c, seen)) return true;
+  return false;
+}
+
+// Whether f computes or stores anything in f32.
+bool uses_f32(const ir::Function& f) {
+  std::unordered_set<const ir::ExprNode*> seen;
+  for (const auto& p : f.params)
+    if (type_has_f32(p->type)) return true;
+  for (const auto& st : f.stmts)
+    if (has_f32(st.value, seen)) return true;
+  for (const auto& r : f.results)
+    if (has_f32(r, seen)) return true;
+  return false;
+}
 }  // namespace
 
 std::string Tolerance::basis() const {
   std::ostringstream os;
   os << "max(floor " << floor << ", 64 u sqrt(ops+1) max(1, rho/u)) with ops=" << ops
-     << ", rho=" << rho;
+     << ", rho=" << rho << ", u=" << unit_roundoff;
   return os.str();
 }
 
@@ -26,6 +53,7 @@ Tolerance derive_tolerance(const ir::Function& f, const std::vector<ir::Tensor>&
                            double floor) {
   Tolerance t;
   t.floor = floor;
+  if (uses_f32(f)) t.unit_roundoff = 0x1p-24;
   ir::Interpreter<double> interp(ir::EvalOptions{sizes, true, false});
   auto out = interp.run_tensors(f, inputs);
   t.ops = interp.counts().total();
@@ -45,11 +73,11 @@ Tolerance derive_tolerance(const ir::Function& f, const std::vector<ir::Tensor>&
 Tolerance Tolerance::with_floor(double accuracy) const {
   Tolerance t = *this;
   t.floor = accuracy;
-  double model = kSafety * kUnitRoundoff * std::sqrt(static_cast<double>(ops) + 1) *
-                 std::max(1.0, rho / kUnitRoundoff);
+  const double u = unit_roundoff;
+  double model = kSafety * u * std::sqrt(static_cast<double>(ops) + 1) * std::max(1.0, rho / u);
   // An ill-conditioned primal (rho near 1, or a non-finite double result) must not widen the
   // tolerance until anything passes: the model is capped.
-  t.value = std::max(t.floor, std::min(model, kMaxModelTolerance));
+  t.value = std::max(t.floor, std::min(model, kMaxModelTolerance * (u / 0x1p-53)));
   return t;
 }
 

@@ -9,12 +9,15 @@
 
 namespace adlab::checker {
 
-// tolerance = max(floor, min(1e-8, C * u * sqrt(ops + 1) * max(1, rho / u))), u = 2^-53, C = 64,
+// tolerance = max(floor, min(cap, C * u * sqrt(ops + 1) * max(1, rho / u))), u = 2^-53, C = 64,
 // ops the larger of the primal's and the checked program's operation counts, rho the primal's
 // measured relative float64 error (double run against the 50-digit run). `floor` is the strategy's
 // declared accuracy (0 for AD; finite differences declare theirs).
 struct Tolerance {
   double value = 0;
+  // u: 2^-53, or 2^-24 when the function computes or stores anything in f32 (its derivatives
+  // are f32 values, or are computed from them: decision 177)
+  double unit_roundoff = 0x1p-53;
   double rho = 0;
   std::int64_t ops = 0;
   double floor = 0;

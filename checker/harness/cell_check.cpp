@@ -62,6 +62,10 @@ std::string structure_mismatch(const std::vector<ir::Tensor>& got, const Layout&
       return name + " has shape " + shape_str(g.shape) + " where " + shape_str(b.shape) +
              " was expected";
     if (g.storage != b.storage) return name + " has another storage than " + b.name;
+    // a derivative has the element type of what it is of (no implicit f32/f64 promotion)
+    if (b.index < like.size() && g.elem != like[b.index].elem)
+      return name + " is " + ir::elem_name(g.elem) + " where " + ir::elem_name(like[b.index].elem) +
+             " was expected";
     if (b.storage != ir::Storage::Dense && b.index < like.size()) {
       const ir::Tensor& t = like[b.index];
       if (g.row_ptr != t.row_ptr || g.col_idx != t.col_idx || g.coords != t.coords)
@@ -91,6 +95,8 @@ std::string jacobian_structure_mismatch(const std::vector<ir::Tensor>& got,
       if (g.shape != want)
         return name + " has shape " + shape_str(g.shape) + " where " + shape_str(want) +
                " was expected";
+      if (g.elem != ir::ElemType::F64)
+        return name + " is " + ir::elem_name(g.elem) + " where f64 was expected";
       if (g.storage != ir::Storage::Dense)
         return name + " is stored " + (g.storage == ir::Storage::Csr ? "@csr" : "@coo") +
                ": the checker compares dense blocks";
