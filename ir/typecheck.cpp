@@ -127,7 +127,9 @@ class Checker {
         check(d.bounds[k]);
         if (size_only_bounds && !only_sizes(d.bounds[k]))
           fail(owner, std::string("the bound `") + expr_str(d.bounds[k]) + "` of " +
-                          construct_name(owner) + " must be a size expression (it is a shape)");
+                          construct_name(owner) +
+                          " must be a size expression: it is the shape (sizes, literals and i64 "
+                          "parameters that a type uses as a size)");
         check_affine_bound(d.bounds[k], owner);
       }
       bound_.insert(d.vars[k]);

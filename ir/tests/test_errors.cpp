@@ -98,7 +98,8 @@ TEST_CASE("shape rules: size-only shapes and affine bounds", "[unit]") {
   CHECK(
       error_of(
           "func f(x: f64[n]) -> f64 {\n  return sum[i < n] sum[j < n] (gen[k < i] x[k])[0]\n}\n") ==
-      "t.adl:2:33: error: the bound `i` of gen must be a size expression (it is a shape)");
+      "t.adl:2:33: error: the bound `i` of gen must be a size expression: it is the shape (sizes, "
+      "literals and i64 parameters that a type uses as a size)");
   CHECK(error_of("func f(x: f64[n]) -> f64 {\n  return sum[i < n] sum[j < i * i] x[j]\n}\n") ==
         "t.adl:2:29: error: bound `i * i` of sum must be affine in the enclosing indices: `i * i` "
         "is not affine");
