@@ -98,16 +98,18 @@ const std::string& var_name(Expr v) {
   return var->name;
 }
 
-Expr coerce_flexible(Expr e, ElemType elem) {
-  if (!e->flexible) return e;
+namespace {
+Expr coerced(Expr e, ElemType elem) {
   if (auto* l = e.as<Literal>()) {
+    // the literal's own position: the caller (Access::make, a domain) is not built yet
+    auto fail = [&](const std::string& msg) { throw Error(Context::current().position(e), msg); };
     if (elem == ElemType::I64 && l->value != std::floor(l->value))
-      type_error("the number " + expr_str(e) + " is used as an integer");
+      fail("the number " + expr_str(e) + " is used as an integer");
     // Past 2^53 a double no longer holds every integer, and past 2^63 the conversion to i64 is
     // undefined: such a literal is an error, not a silently different integer.
     if (elem == ElemType::I64 && !(std::fabs(l->value) <= 9007199254740992.0))
-      type_error("the integer " + expr_str(e) + " is out of range (literals are exact up to 2^53)");
-    if (elem == ElemType::Bool) type_error("a number is used as a predicate");
+      fail("the integer " + expr_str(e) + " is out of range (literals are exact up to 2^53)");
+    if (elem == ElemType::Bool) fail("a number is used as a predicate");
     return Literal::make(l->value, elem);
   }
   if (auto* u = e.as<Unary>()) return Unary::make(u->op, coerce_flexible(u->a, elem));
@@ -115,6 +117,17 @@ Expr coerce_flexible(Expr e, ElemType elem) {
     return Binary::make(b->op, coerce_flexible(b->a, elem), coerce_flexible(b->b, elem));
   ADLAB_CHECK(false) << "flexible node of kind " << kind_name(e->kind);
   return e;
+}
+}  // namespace
+
+Expr coerce_flexible(Expr e, ElemType elem) {
+  if (!e->flexible) return e;
+  Expr out = coerced(e, elem);
+  // The typed node keeps the flexible one's positions: a run-time error in `7 % -2` or `-7 / 0`
+  // names its place (an audit finding: they had none)
+  Context& ctx = Context::current();
+  for (const auto& p : ctx.positions(e)) ctx.add_position(out, p);
+  return out;
 }
 
 Expr Literal::make(double value, ElemType elem) {

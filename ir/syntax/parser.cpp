@@ -67,10 +67,12 @@ class Parser {
     m.file = file_;
     skip_newlines();
     while (peek().kind != Tok::End) {
+      call_depth_ = 0;
       auto f = function();
       if (functions_.count(f->name))
         throw Error(f->pos, "function `" + f->name + "` is defined twice");
       functions_[f->name] = f;
+      call_depths_[f->name] = call_depth_;
       m.functions.push_back(f);
       skip_newlines();
     }
@@ -182,6 +184,8 @@ class Parser {
   }
 
   Type type() {
+    Nesting n(*this);
+    deeper();  // tuple types nest too
     Type t;
     if (accept("(")) {
       std::vector<Type> fs;
@@ -380,7 +384,9 @@ class Parser {
     skip_newlines();
     scopes_.emplace_back();
     std::vector<Stmt> stmts;
+    Nesting n(*this);
     while (peek().is("let")) {
+      deeper();  // each let of a block nests the rest of it (a Let chain the checker recurses on)
       stmts.push_back(let_stmt());
       end_statement();
     }
@@ -414,8 +420,9 @@ class Parser {
   void deeper() {
     if (++nesting_ > kMaxNesting)
       throw Error(peek().pos, "the expression is nested more than " + std::to_string(kMaxNesting) +
-                                  " deep (parentheses, prefix operators or a chain of binary "
-                                  "operators): split it with `let`");
+                                  " deep (parentheses, prefix operators, brackets, tuple types, "
+                                  "the lets of a block or a chain of binary operators): split it "
+                                  "with top-level `let`s or helper functions");
   }
 
   Expr expr() {
@@ -524,6 +531,7 @@ class Parser {
       return build(p, [&] { return Unary::make(UnaryOp::Not, a); });
     }
     if (t.is("[")) {  // an Iverson bracket: `[` where an operand is expected
+      deeper();       // `[p] * [q] * ... x` nests like prefix operators
       next();
       Expr pred = expr();
       expect("]");
@@ -756,6 +764,12 @@ class Parser {
       return build(p, [&] { return Prim::make(op, args); });
     }
     if (auto it = functions_.find(name); it != functions_.end() && peek(1).is("(")) {
+      // The interpreter and the strategies recurse once per call: a chain of 20,000 helpers
+      // overflowed the stack (an audit finding).
+      call_depth_ = std::max(call_depth_, call_depths_[name] + 1);
+      if (call_depth_ > kMaxCallDepth)
+        throw Error(p, "calls nested more than " + std::to_string(kMaxCallDepth) +
+                           " deep (a helper calling a helper ...): flatten the chain");
       next();
       auto args = call_args();
       return build(p, [&] { return Call::make(it->second, args); });
@@ -810,6 +824,9 @@ class Parser {
   int nesting_ = 0;  // see kMaxNesting
   std::vector<std::map<std::string, Expr>> scopes_;
   std::map<std::string, FunctionPtr> functions_;
+  static constexpr int kMaxCallDepth = 500;
+  std::map<std::string, int> call_depths_;     // the deepest chain of calls below each function
+  int call_depth_ = 0;                         // ... below the function being parsed
   std::map<std::string, SourcePos> bound_at_;  // where each name in scope was bound
   bool in_params_ = false;
   bool implicit_sizes_ok_ = false;

@@ -144,9 +144,13 @@ class Printer : public StrictVisitor<void> {
   void visit_node(const Var& n, Expr) override { os_ << n.name; }
   void visit_node(const Unary& n, Expr) override {
     os_ << op_name(n.op);
-    // "- -x" and "-(-2)": keep a space or parens so the text reads back as written.
-    bool negative_operand = n.a.as<Unary>() || (n.a.as<Literal>() && n.a.as<Literal>()->value < 0);
-    if (n.op == UnaryOp::Neg && negative_operand) {
+    // "- -x" and "-(-2)": keep a space or parens so the text reads back as written. A space, not
+    // parens, before a prefix operator: parens count twice in the parser's nesting limit, so
+    // 600 minus signs printed as -(-(...)) did not read back (an audit finding).
+    if (n.op == UnaryOp::Neg && n.a.as<Unary>()) {
+      os_ << " ";
+      print(n.a, kPrefix);
+    } else if (n.op == UnaryOp::Neg && n.a.as<Literal>() && n.a.as<Literal>()->value < 0) {
       os_ << "(";
       visit(n.a);
       os_ << ")";

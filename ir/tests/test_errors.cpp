@@ -77,7 +77,7 @@ TEST_CASE("type and shape errors", "[unit]") {
   CHECK(error_of("func f(A: f64[n, m]) -> f64 {\n  return sum[i < n] A[i]\n}\n") ==
         "t.adl:2:10: error: sum needs a numeric scalar body, found f64[m]");
   CHECK(error_of("func f(x: f64[n]) -> f64 {\n  return sum[i < n] x[2.5]\n}\n") ==
-        "t.adl:2:21: error: the number 2.5 is used as an integer");
+        "t.adl:2:23: error: the number 2.5 is used as an integer");  // the literal's column
   CHECK(error_of("func f(x: f64[n]) -> f64[n] {\n  return loop[t < 3] (s = x) { next 2 }\n}\n") ==
         "t.adl:2:10: error: loop state changes type: it is f64[n] but `next` gives f64");
   CHECK(error_of("func f(x: f64[n]) -> f64 {\n  return x\n}\n") ==
@@ -234,6 +234,52 @@ TEST_CASE("nesting deeper than 1000 is an error with a position, 1000 deep still
     Interpreter<double> interp(EvalOptions{});
     auto out = interp.run_tensors(*m.functions.back(), {dense_f64({}, {2.0})});
     CHECK(out[0].values[0] == (body[0] == '(' ? 2.0 : 2.0 * 990));
+  }
+}
+
+TEST_CASE("brackets, tuple types, block lets and call chains are within the nesting limits",
+          "[unit]") {
+  // Each overflowed the stack past the limit (signal 11; an audit helper's fuzzer, decision 178).
+  std::string brackets;
+  for (int k = 0; k < 100000; ++k) brackets += "[x > 0] * ";
+  CHECK(error_of("func f(x: f64) -> f64 {\n  return " + brackets + "x\n}\n")
+            .find("nested more than 1000 deep") != std::string::npos);
+  std::string tuple = "f64";
+  for (int k = 0; k < 100000; ++k) tuple = "(" + tuple + ", f64)";
+  CHECK(error_of("func f(x: " + tuple + ") -> f64 {\n  return 1\n}\n")
+            .find("nested more than 1000 deep") != std::string::npos);
+  std::string lets;
+  for (int k = 0; k < 20000; ++k) lets += "let a" + std::to_string(k) + " = x\n";
+  CHECK(error_of("func f(x: f64) -> f64 {\n  return {\n" + lets + "x }\n}\n")
+            .find("nested more than 1000 deep") != std::string::npos);
+  std::string calls = "func g0(x: f64) -> f64 {\n  return x\n}\n";
+  for (int k = 1; k <= 600; ++k)
+    calls += "func g" + std::to_string(k) + "(x: f64) -> f64 {\n  return g" +
+             std::to_string(k - 1) + "(x)\n}\n";
+  CHECK(error_of(calls).find("calls nested more than 500 deep") != std::string::npos);
+  // 400 helpers deep still run
+  std::string ok = "func g0(x: f64) -> f64 {\n  return x * 2\n}\n";
+  for (int k = 1; k <= 400; ++k)
+    ok += "func g" + std::to_string(k) + "(x: f64) -> f64 {\n  return g" + std::to_string(k - 1) +
+          "(x)\n}\n";
+  Module m = parse_module(ok, "t.adl");
+  Interpreter<double> interp(EvalOptions{});
+  CHECK(interp.run_tensors(*m.functions.back(), {dense_f64({}, {2.0})})[0].values[0] == 4.0);
+}
+
+TEST_CASE("a literal's type error and integer errors in literal arithmetic have positions",
+          "[unit]") {
+  // coerce_flexible built typed nodes without the flexible ones' positions (decision 178)
+  CHECK(error_of("func f(x: f64[n]) -> f64[2] {\n  return gen[i < 2.5] x[0]\n}\n") ==
+        "t.adl:2:18: error: the number 2.5 is used as an integer");
+  Module m = parse_module("func f(x: f64[n]) -> f64 {\n  return x[7 % -2]\n}\n", "t.adl");
+  Interpreter<double> interp(EvalOptions{});
+  try {
+    interp.run_tensors(*m.functions.back(), {dense_f64({4}, {1, 2, 3, 4})});
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()).rfind("t.adl:2:12: error: integer % by a non-positive value", 0) ==
+          0);
   }
 }
 

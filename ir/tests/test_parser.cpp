@@ -46,7 +46,7 @@ TEST_CASE("scalar arithmetic, precedence and literals", "[unit]") {
   CHECK(body_of("(a: f64, b: f64)", "f64", "a - b - 1") == "a - b - 1");
   CHECK(body_of("(a: f64, b: f64)", "f64", "a + (b + 1)") == "a + (b + 1)");
   CHECK(body_of("(a: f64)", "f64", "-a * -2.5") == "-a * -2.5");
-  CHECK(body_of("(a: f64)", "f64", "- -a") == "-(-a)");
+  CHECK(body_of("(a: f64)", "f64", "- -a") == "- -a");
   CHECK(body_of("(a: f64)", "f64", "a * 1e-3 + pi") == "a * 0.001 + 3.141592653589793");
   CHECK(body_of("(a: f64)", "f64", "a / 3 / 7") == "a / 3 / 7");
 }
