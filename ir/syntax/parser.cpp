@@ -417,12 +417,17 @@ class Parser {
     Nesting(const Nesting&) = delete;
     Nesting& operator=(const Nesting&) = delete;
   };
+  // Inline, only the count: the recursive parsing functions call it at every level, and an
+  // inlined message would grow each of their frames (under ASan, 1000 levels then overflowed).
   void deeper() {
-    if (++nesting_ > kMaxNesting)
-      throw Error(peek().pos, "the expression is nested more than " + std::to_string(kMaxNesting) +
-                                  " deep (parentheses, prefix operators, brackets, tuple types, "
-                                  "the lets of a block or a chain of binary operators): split it "
-                                  "with top-level `let`s or helper functions");
+    if (++nesting_ > kMaxNesting) [[unlikely]]
+      too_deep();
+  }
+  [[noreturn, gnu::noinline, gnu::cold]] void too_deep() const {
+    throw Error(peek().pos, "the expression is nested more than " + std::to_string(kMaxNesting) +
+                                " deep (parentheses, prefix operators, brackets, tuple types, "
+                                "the lets of a block or a chain of binary operators): split it "
+                                "with top-level `let`s or helper functions");
   }
 
   Expr expr() {
@@ -764,12 +769,7 @@ class Parser {
       return build(p, [&] { return Prim::make(op, args); });
     }
     if (auto it = functions_.find(name); it != functions_.end() && peek(1).is("(")) {
-      // The interpreter and the strategies recurse once per call: a chain of 20,000 helpers
-      // overflowed the stack (an audit finding).
-      call_depth_ = std::max(call_depth_, call_depths_[name] + 1);
-      if (call_depth_ > kMaxCallDepth)
-        throw Error(p, "calls nested more than " + std::to_string(kMaxCallDepth) +
-                           " deep (a helper calling a helper ...): flatten the chain");
+      note_call(name, p);
       next();
       auto args = call_args();
       return build(p, [&] { return Call::make(it->second, args); });
@@ -823,6 +823,16 @@ class Parser {
   std::string file_;
   int nesting_ = 0;  // see kMaxNesting
   std::vector<std::map<std::string, Expr>> scopes_;
+  // The interpreter and the strategies recurse once per call: a chain of 20,000 helpers
+  // overflowed the stack (an audit finding). Out of line: primary() is on the recursion of
+  // every nesting level, and the message's temporaries would grow its frame (under ASan,
+  // 1000 levels then overflowed the stack).
+  [[gnu::noinline]] void note_call(const std::string& callee, const SourcePos& at) {
+    call_depth_ = std::max(call_depth_, call_depths_[callee] + 1);
+    if (call_depth_ > kMaxCallDepth)
+      throw Error(at, "calls nested more than " + std::to_string(kMaxCallDepth) +
+                          " deep (a helper calling a helper ...): flatten the chain");
+  }
   std::map<std::string, FunctionPtr> functions_;
   static constexpr int kMaxCallDepth = 500;
   std::map<std::string, int> call_depths_;     // the deepest chain of calls below each function
