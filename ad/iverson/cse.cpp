@@ -52,6 +52,13 @@ class BlindBinders : public Mutator {
 class OrderOperands : public Mutator {
  public:
   explicit OrderOperands(const VarSet& free) : blind_(free) {}
+  // Variables stay themselves: the base rebuilds one whose type changes, and ordering `n * 2`
+  // in the type of a free `a: f64[n * 2]` made a new variable that CanonicalBinders then took
+  // for a bound one, so `sum a` and `sum b` got one key and were merged (decision 180).
+  Expr mutate_node(const Var& v, Expr self) override {
+    (void)v;
+    return self;
+  }
   Expr mutate_node(const Binary& n, Expr self) override {
     Expr a = mutate(n.a), b = mutate(n.b);
     if ((n.op == BinaryOp::Add || n.op == BinaryOp::Mul) &&

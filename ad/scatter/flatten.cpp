@@ -326,8 +326,11 @@ class Flattener {
     }
     Val m = body;
     if (body.scalar.defined()) {
-      // reuse a kernel whose element at exactly these indices is the body
-      if (auto* a = body.scalar.as<Access>(); a && a->indices == inner.vars && is_kernel(a->tensor))
+      // reuse a kernel whose element at exactly these indices is the body, when it spans exactly
+      // this scope: `gen[o < n, a < n] w[o, a]` of a w over [n, 2n] is a slice, not w (reusing
+      // w gave the result w's shape; decision 180)
+      if (auto* a = body.scalar.as<Access>();
+          a && a->indices == inner.vars && kernel_spans(a->tensor, inner))
         return Val{{}, a->tensor, outer.vars, {}};
       Expr k = hoist(body.scalar, inner, hint, origin);
       return Val{{}, k.as<Access>()->tensor, outer.vars, {}};
@@ -336,9 +339,10 @@ class Flattener {
     return Val{{}, m.base, outer.vars, {}};
   }
 
-  bool is_kernel(Expr v) const {
+  // v is a kernel whose array is indexed by exactly `s`'s hull, under s's guard
+  bool kernel_spans(Expr v, const Scope& s) const {
     for (const auto& k : kernels_)
-      if (k.var == v) return true;
+      if (k.var == v) return v->type.dims == s.hull && k.guard == s.guard;
     return false;
   }
 

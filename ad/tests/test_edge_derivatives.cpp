@@ -216,8 +216,7 @@ TEST_CASE("a value lifted out of a binder keeps the condition that the binder's 
   }
 }
 
-TEST_CASE("fwdvec: an empty trailing dimension is never a divisor of the seed's digits",
-          "[unit]") {
+TEST_CASE("fwdvec: an empty trailing dimension is never a divisor of the seed's digits", "[unit]") {
   // The seed of A: f64[n, m] decoded dir as (dir - n) % m: at m = 0 an error on a valid program
   const std::string src =
       "func f(x: f64[n], A: f64[n, m]) -> f64 {\n"
@@ -229,4 +228,49 @@ TEST_CASE("fwdvec: an empty trailing dimension is never a divisor of the seed's 
     CHECK(gradient(s, src, {ir::dense_f64({2}, {1, 2}), ir::dense_f64({2, 1}, {3, 4})}) ==
           std::vector<double>{1, 1, 6, 8});
   }
+}
+
+TEST_CASE("iverson CSE keeps apart two reads of different tensors whose type has a sum dimension",
+          "[unit]") {
+  // Two full convolutions of x (kernels u and w, both f64[n + m - 1]): ordering `n + m - 1` in a
+  // free variable's type made a new variable taken for a bound one, so y and z got one key and
+  // were merged: iverson gave 35 and a zero gradient wrt w (decision 180). By hand at
+  // x = (1, 2, 3, 4), u = (0.5, -1), w = (2, 3): 647.5, d/dw = (240, 260).
+  const std::string src =
+      "func f(x: f64[n], u: f64[m], w: f64[m]) -> f64 {\n"
+      "  let y = gen[i < n + m - 1] sum[j < m] [0 <= i - j && i - j < n] * (x[i - j] * u[j])\n"
+      "  let z = gen[i < n + m - 1] sum[j < m] [0 <= i - j && i - j < n] * (x[i - j] * w[j])\n"
+      "  let sy = sum[i < n + m - 1] y[i] * y[i]\n"
+      "  let sz = sum[i < n + m - 1] z[i] * z[i]\n"
+      "  return sy + sz\n}";
+  const std::vector<double> want{50.5, 101, 151.5, 147, -10, -40, 240, 260};
+  for (const char* s : kEmitting) {
+    INFO(s);
+    auto g = gradient(s, src,
+                      {ir::dense_f64({4}, {1, 2, 3, 4}), ir::dense_f64({2}, {0.5, -1}),
+                       ir::dense_f64({2}, {2, 3})});
+    REQUIRE(g.size() == want.size());
+    for (std::size_t k = 0; k < want.size(); ++k) CHECK(g[k] == Approx(want[k]).epsilon(1e-14));
+  }
+}
+
+TEST_CASE("scatter: a gen that reads a kernel on a smaller range is a slice, not the kernel",
+          "[unit]") {
+  // w spans [n, 2n]; gen[o < n, a < n] w[o, a] is its left half. scatter reused w itself: the
+  // result had shape [3, 6], and the vjp read the [n, n] cotangent at [n, 2n] (decision 180).
+  const std::string src =
+      "func g(v: f64[n]) -> f64[n, n] {\n"
+      "  let w = gen[j < n, d < n + n] [j == d] * (v[j] * f64(d + 1))\n"
+      "  return gen[o < n, a < n] w[o, a]\n}";
+  const Strategy* s = StrategyRegistry::instance().find("scatter");
+  ir::Module m = ir::parse_module(src, "edge.adl");
+  Derivative d = s->differentiate(m.functions.back(), Request{{}, Mode::Vjp, ""});
+  auto out = d.executable("interp", backends::Options{})
+                 ->run({ir::dense_f64({3}, {1, 2, 3}),
+                        ir::dense_f64({3, 3}, std::vector<double>(9, 1.0))});
+  REQUIRE(out.size() == 2);
+  CHECK(out[0].shape == std::vector<std::int64_t>{3, 3});
+  // result[j, j] = v[j] (j + 1): diag(1, 4, 9); d/dv[j] = j + 1
+  CHECK(out[0].values == std::vector<double>{1, 0, 0, 0, 4, 0, 0, 0, 9});
+  CHECK(out[1].values == std::vector<double>{1, 2, 3});
 }
