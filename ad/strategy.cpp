@@ -1,10 +1,6 @@
 // The strategy registry, modes and derivative executables.
 #include "ad/strategy.h"
 
-#include <limits>
-
-#include <cmath>
-
 #include "ad/dualrev/dualrev_strategy.h"
 #include "ad/fd/fd_strategy.h"
 #include "ad/fwdvec/fwdvec_strategy.h"
@@ -17,6 +13,7 @@
 
 #include "ir/context.h"
 #include "ir/syntax/printer.h"
+#include "ir/tensor/tensor_ops.h"
 #include "ir/visitor.h"
 
 namespace adlab::ad {
@@ -106,12 +103,9 @@ bool Capabilities::supports(Mode m) const {
 }
 
 void EngineExecutable::round(std::vector<ir::Tensor>& out) {
-  constexpr double kMax = static_cast<double>(std::numeric_limits<float>::max());
   for (auto& t : out)
     if (t.elem == ir::ElemType::F32)
-      for (double& v : t.values)  // past the range: inf, as IEEE rounding gives (no UB cast)
-        v = std::isfinite(v) && std::fabs(v) > kMax ? std::copysign(HUGE_VAL, v)
-                                                    : static_cast<double>(static_cast<float>(v));
+      for (double& v : t.values) v = ir::f32_value(v);
 }
 
 const backends::Executable& EngineExecutable::unwrap(const backends::Executable& e) {

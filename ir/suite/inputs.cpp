@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <limits>
 #include <map>
 #include <set>
 
@@ -104,10 +103,8 @@ Tensor adapt_to_param(Tensor t, const Type& pt, const std::string& what) {
   t.elem = pt.elem;
   if (pt.elem == ElemType::F32)  // f32 data are f32 values, whatever scalar type evaluates them
     for (double& v : t.values) {
-      // a finite value past f32's range would become inf (and the cast is undefined)
-      if (std::isfinite(v) && std::fabs(v) > static_cast<double>(std::numeric_limits<float>::max()))
-        throw Error(what + ": " + number_str(v) + " is outside the range of f32");
-      v = static_cast<double>(static_cast<float>(v));
+      if (beyond_f32(v)) throw Error(what + ": " + number_str(v) + " is outside the range of f32");
+      v = f32_value(v);
     }
   if (t.storage != pt.storage) {
     if (pt.storage == Storage::Dense)
@@ -234,13 +231,15 @@ Tensor generate_input(const Function& f, std::size_t k, const nlohmann::json& sp
       throw Error(what + ": give `nnz` or `density`, not both");
     const bool uniform = spec.contains("lo") || spec.contains("hi");
     if (uniform && (spec.contains("mean") || spec.contains("std")))
-      throw Error(what + ": `lo`/`hi` (uniform values) and `mean`/`std` (normal) exclude each other");
+      throw Error(what +
+                  ": `lo`/`hi` (uniform values) and `mean`/`std` (normal) exclude each other");
     if (uniform && !(spec.contains("lo") && spec.contains("hi")))
       throw Error(what + ": uniform sparse values need both `lo` and `hi`");
     std::int64_t nnz = -1;
     if (spec.contains("nnz")) {
       nnz = spec_int(f, spec["nnz"], sizes, what + ": `nnz`");
-      if (nnz < 0) throw Error(what + ": `nnz` must be a non-negative count, got " + std::to_string(nnz));
+      if (nnz < 0)
+        throw Error(what + ": `nnz` must be a non-negative count, got " + std::to_string(nnz));
     }
     SparseFill fill = nnz >= 0 ? SparseFill::nnz(nnz)
                                : SparseFill::fraction(spec_num(spec, "density", 0.2, what));

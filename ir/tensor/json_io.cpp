@@ -57,10 +57,8 @@ class Reader {
       fail("expected a number at " + path.str() + ", found " + found(j));
     }
     if (want_ != ElemType::F32) return v;
-    // a finite value past f32's range would become inf (and the cast is undefined)
-    if (std::isfinite(v) && std::fabs(v) > static_cast<double>(std::numeric_limits<float>::max()))
-      fail("the number at " + path.str() + " is outside the range of f32");
-    return static_cast<double>(static_cast<float>(v));
+    if (beyond_f32(v)) fail("the number at " + path.str() + " is outside the range of f32");
+    return f32_value(v);
   }
 
   std::int64_t read_int(const json& j, const JsonPath& path) const {

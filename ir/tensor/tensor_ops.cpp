@@ -2,6 +2,8 @@
 #include "ir/tensor/tensor_ops.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <utility>
 
 namespace adlab::ir {
@@ -157,6 +159,14 @@ Tensor make_coo(std::vector<std::int64_t> shape, std::vector<std::int64_t> coord
   t.values = std::move(values);
   validate(t);
   return t;
+}
+
+bool beyond_f32(double v) {
+  return std::isfinite(v) && std::fabs(v) > static_cast<double>(std::numeric_limits<float>::max());
+}
+
+double f32_value(double v) {
+  return beyond_f32(v) ? std::copysign(HUGE_VAL, v) : static_cast<double>(static_cast<float>(v));
 }
 
 std::int64_t checked_numel(std::span<const std::int64_t> shape) {

@@ -22,6 +22,11 @@ Tensor make_csr(std::int64_t rows, std::int64_t cols, std::vector<std::int64_t> 
 Tensor make_coo(std::vector<std::int64_t> shape, std::vector<std::int64_t> coords,
                 std::vector<double> values);
 
+// A finite double past f32's range (its cast to float is undefined; IEEE rounding gives inf).
+bool beyond_f32(double v);
+// v rounded to the nearest f32 value: inf past the range, as IEEE rounding gives.
+double f32_value(double v);
+
 // Product of the dimensions; throws adlab::Error for a negative dimension or int64 overflow.
 std::int64_t checked_numel(std::span<const std::int64_t> shape);
 // "[3, 4]", "(1, 2)" and "f64[3, 4] @csr" (the .adl spelling of a tensor type).
