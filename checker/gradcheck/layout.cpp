@@ -139,9 +139,8 @@ std::vector<ir::Tensor> result_cotangents(const Layout& out, const std::vector<i
     std::fill(zero.ints.begin(), zero.ints.end(), std::int64_t{0});
     ct.push_back(std::move(zero));
   }
-  for (const auto& b : out.blocks)
-    ct[b.index].values.assign(flat.begin() + static_cast<std::ptrdiff_t>(b.offset),
-                              flat.begin() + static_cast<std::ptrdiff_t>(b.offset + b.count));
+  auto floating = shaped_like(out, results, flat);
+  for (std::size_t k = 0; k < out.blocks.size(); ++k) ct[out.blocks[k].index] = floating[k];
   return ct;
 }
 
