@@ -91,6 +91,12 @@ SourcePos Context::position(Expr e, std::uint32_t source) const {
   return SourcePos{};
 }
 
+SourcePos Context::latest_position(Expr e) const {
+  std::lock_guard lock(mutex_);
+  auto it = positions_.find(e.get());
+  return it == positions_.end() || it->second.empty() ? SourcePos{} : it->second.back();
+}
+
 std::vector<SourcePos> Context::positions(Expr e, std::uint32_t source) const {
   std::vector<SourcePos> out;
   for (auto& p : positions(e))

@@ -55,6 +55,9 @@ class Context {
   // The first recorded position (of parse `source` when non-zero), or an invalid one.
   SourcePos position(Expr e, std::uint32_t source = 0) const;
   std::vector<SourcePos> positions(Expr e, std::uint32_t source) const;
+  // The position recorded last: while parsing, the occurrence just read (a shared node, such as
+  // the literal 2.5, has one position per occurrence in every parse).
+  SourcePos latest_position(Expr e) const;
   // A fresh id for one parse of one text, so positions of shared nodes are told apart by parse.
   std::uint32_t new_source_id();
 

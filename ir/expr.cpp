@@ -101,8 +101,11 @@ const std::string& var_name(Expr v) {
 namespace {
 Expr coerced(Expr e, ElemType elem) {
   if (auto* l = e.as<Literal>()) {
-    // the literal's own position: the caller (Access::make, a domain) is not built yet
-    auto fail = [&](const std::string& msg) { throw Error(Context::current().position(e), msg); };
+    // The literal's own position: the caller (Access::make, a domain) is not built yet, and the
+    // interned literal may occur elsewhere too: the occurrence just parsed is the latest.
+    auto fail = [&](const std::string& msg) {
+      throw Error(Context::current().latest_position(e), msg);
+    };
     if (elem == ElemType::I64 && l->value != std::floor(l->value))
       fail("the number " + expr_str(e) + " is used as an integer");
     // Past 2^53 a double no longer holds every integer, and past 2^63 the conversion to i64 is

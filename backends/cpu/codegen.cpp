@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <limits>
 #include <unordered_set>
 
 #include "backends/cpu/codegen_impl.h"
@@ -319,6 +320,10 @@ Scalar Emitter::scalar(Expr e) {
       auto* u = e.as<Unary>();
       Scalar a = scalar(u->a);
       if (u->op == UnaryOp::Not) return {"i64(!(" + a.v + "))"};
+      if (!fl && int_range(u->a).lo == std::numeric_limits<std::int64_t>::min()) {
+        int s = site(e, "integer overflow in `" + expr_str(e) + "` (-({a}) does not fit in i64)");
+        return {"adlab_rt::neg_i64(" + std::to_string(s) + ", " + a.v + ")"};
+      }
       return {"(-" + a.v + ")", a.z};
     }
     case NodeKind::Binary: {
@@ -359,6 +364,17 @@ Scalar Emitter::scalar(Expr e) {
                                                 : nullptr;
       if (!op)
         throw Unsupported(pos_of(e, source), "cpu backend: bad operator in `" + expr_str(e) + "`");
+      if (!fl && !fits_i64(*b)) {  // decision 181: fails where the interpreter does
+        int s = site(e, "integer overflow in `" + expr_str(e) + "` ({a} " + op +
+                            " {b} does not fit "
+                            "in i64)");
+        const char* f = b->op == BinaryOp::Add   ? "add_i64("
+                        : b->op == BinaryOp::Sub ? "sub_i64("
+                                                 : "mul_i64(";
+        line("const i64 " + r + " = adlab_rt::" + f + std::to_string(s) + ", " + x.v + ", " + y.v +
+             ");");
+        return {r};
+      }
       line("const " + et + " " + r + " = " + x.v + " " + op + " " + y.v + ";");
       std::string z = b->op == BinaryOp::Mul   ? z_or(x.z, y.z)
                       : b->op == BinaryOp::Div ? x.z

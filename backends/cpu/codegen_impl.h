@@ -68,6 +68,15 @@ class Emitter {
   std::map<std::string, std::string> let_source;  // let name -> the fresh tensor it names
   std::string name_of(Expr var);
 
+  // ---- i64 overflow (codegen_int_ranges.cpp, decision 181) ----
+  struct IntRange {
+    std::int64_t lo, hi;
+  };
+  // Bounds on e's i64 value wherever it is evaluated (the whole i64 range when unknown).
+  IntRange int_range(Expr e) const;
+  // Whether the i64 + - * b provably fits in i64, so that it needs no check.
+  bool fits_i64(const ir::Binary& b) const;
+
   // ---- tensors of literal shape (codegen_fixed.cpp, decisions 127-131) ----
   // A value held as `adlab_rt::Fixed<E, N>` (ptr: `name.v`) or as a pointer to N entries (a
   // parameter, a row of a dense tensor): its C++ element type, literal shape and entries.

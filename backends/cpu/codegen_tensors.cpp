@@ -471,7 +471,13 @@ Scalar Emitter::reduce(const Reduce& r, Expr self) {
       auto* guard = r.body.as<Iverson>();
       open_domain(r.dom, self, guard && !r.dom.is_stored() ? guard->pred : Expr());
       Scalar x = scalar(r.body);
-      line(acc + " += " + x.v + ";");
+      if (fl) {
+        line(acc + " += " + x.v + ";");
+      } else {  // decision 181: an i64 sum fails where the interpreter's does
+        int s = site(self,
+                     "integer overflow in `" + expr_str(self) + "` (the sum does not fit in i64)");
+        line(acc + " = adlab_rt::add_i64(" + std::to_string(s) + ", " + acc + ", " + x.v + ");");
+      }
       if (x.z != "false")
         line("if (!(" + x.z + ")) ++" + terms + ";");
       else
@@ -530,12 +536,18 @@ std::string Emitter::scan(const Scan& s, Expr self) {
   std::string xv = fresh("x");
   line("const " + et + " " + xv + " = " + x.v + ";");
   std::string comb;
+  const bool fl = is_float(s.body->type.elem);
+  int overflow = fl ? -1
+                    : site(s.body, "integer overflow in the scan `" + expr_str(s.body) +
+                                       "` (the running value does not fit in i64)");
   switch (s.op) {
-    case ReduceOp::Sum:
-      comb = acc + " + " + xv;
+    case ReduceOp::Sum:  // i64 (+) and (*) scans fail where the interpreter's do (decision 181)
+      comb = fl ? acc + " + " + xv
+                : "adlab_rt::add_i64(" + std::to_string(overflow) + ", " + acc + ", " + xv + ")";
       break;
     case ReduceOp::Prod:
-      comb = acc + " * " + xv;
+      comb = fl ? acc + " * " + xv
+                : "adlab_rt::mul_i64(" + std::to_string(overflow) + ", " + acc + ", " + xv + ")";
       break;
     case ReduceOp::Max:
       comb = "(" + acc + " < " + xv + " ? " + xv + " : " + acc + ")";
@@ -670,7 +682,10 @@ std::string Emitter::scatter(const Scatter& s, Expr self) {
     std::string off = keys[0];
     for (std::size_t k = 1; k < keys.size(); ++k)
       off = "(" + off + ") * " + shape[k] + " + " + keys[k];
-    line(r + ".w[" + off + "] += " + xv + ";");
+    int st = site(
+        self, "integer overflow in `" + expr_str(self) + "` (an entry's sum does not fit in i64)");
+    line(r + ".w[" + off + "] = adlab_rt::add_i64(" + std::to_string(st) + ", " + r + ".w[" + off +
+         "], " + xv + ");");
   }
   line("} while (false);");
   close_domain(s.dom);

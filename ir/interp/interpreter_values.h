@@ -328,7 +328,10 @@ Value<T> Interpreter<T>::Impl::eval_scatter(const Scatter& s, Expr self) {
       read_key();
       std::int64_t off = 0;
       for (std::size_t k = 0; k < key.size(); ++k) off = off * shape[k] + key[k];
-      r.ints[static_cast<std::size_t>(off)] += x;
+      std::int64_t& entry = r.ints[static_cast<std::size_t>(off)];
+      if (__builtin_add_overflow(entry, x, &entry))  // no wrap-around (decisions 164, 181)
+        fail(self,
+             "integer overflow in `" + expr_str(self) + "` (an entry's sum does not fit in i64)");
     }
   });
   return V::of_tensor(std::move(r));

@@ -28,7 +28,10 @@ std::int64_t eval_size(Expr e, const SizeMap& sizes) {
       throw Error("no value for size `" + v->name + "` (give it with --size " + v->name + "=N)");
     return it->second;
   }
-  if (auto* u = e.as<Unary>()) return -eval_size(u->a, sizes);
+  if (auto* u = e.as<Unary>(); u && u->op == UnaryOp::Neg) {
+    if (auto r = int_arith(BinaryOp::Sub, 0, eval_size(u->a, sizes))) return *r;
+    throw Error("size expression `" + expr_str(e) + "` overflows i64");
+  }
   if (auto* b = e.as<Binary>()) {
     std::int64_t x = eval_size(b->a, sizes), y = eval_size(b->b, sizes);
     if ((b->op == BinaryOp::Div || b->op == BinaryOp::Mod) && y <= 0)
@@ -48,6 +51,17 @@ std::int64_t eval_size(Expr e, const SizeMap& sizes) {
       return std::max(eval_size(p->args[0], sizes), eval_size(p->args[1], sizes));
   }
   throw Error("`" + expr_str(e) + "` is not a size expression");
+}
+
+bool is_size_arithmetic(Expr e) {
+  if (e.as<Literal>() || e.as<Var>()) return true;
+  if (auto* u = e.as<Unary>()) return u->op == UnaryOp::Neg && is_size_arithmetic(u->a);
+  if (auto* b = e.as<Binary>())
+    return is_int_arith(b->op) && is_size_arithmetic(b->a) && is_size_arithmetic(b->b);
+  if (auto* p = e.as<Prim>())
+    return (p->op == PrimOp::Min || p->op == PrimOp::Max) && is_size_arithmetic(p->args[0]) &&
+           is_size_arithmetic(p->args[1]);
+  return false;
 }
 
 std::vector<std::int64_t> eval_shape(const Type& t, const SizeMap& sizes) {

@@ -13,6 +13,9 @@ namespace adlab::ir {
 
 // The value of an integer size expression (n, n + m - 1, D * (D - 1) / 2) given sizes by name.
 std::int64_t eval_size(Expr e, const SizeMap& sizes);
+// Whether eval_size evaluates e's form: sizes, literals, unary minus, + - * / %, min and max
+// (a shape may use any i64 expression of sizes; a backend declines the rest before it runs).
+bool is_size_arithmetic(Expr e);
 std::vector<std::int64_t> eval_shape(const Type& t, const SizeMap& sizes);
 
 // Converts a tensor read from a file to the parameter's element type and storage

@@ -272,6 +272,11 @@ TEST_CASE("a literal's type error and integer errors in literal arithmetic have 
   // coerce_flexible built typed nodes without the flexible ones' positions (decision 178)
   CHECK(error_of("func f(x: f64[n]) -> f64[2] {\n  return gen[i < 2.5] x[0]\n}\n") ==
         "t.adl:2:18: error: the number 2.5 is used as an integer");
+  // The literal is one interned node with a position per occurrence: the error names the one
+  // used as an integer, not the first 2.5 ever parsed (which made this test depend on the order
+  // the test cases ran in).
+  CHECK(error_of("func f(x: f64[n]) -> f64 {\n  return x[0] * 2.5 + x[2.5]\n}\n") ==
+        "t.adl:2:25: error: the number 2.5 is used as an integer");
   Module m = parse_module("func f(x: f64[n]) -> f64 {\n  return x[7 % -2]\n}\n", "t.adl");
   Interpreter<double> interp(EvalOptions{});
   try {
@@ -362,7 +367,12 @@ TEST_CASE("i64 arithmetic that overflows is an error with the position, not a wr
         std::string::npos);
   CHECK(run_error("(scan[i < 3] (+) k)[2]", big / 2).find("integer overflow in the scan") !=
         std::string::npos);
+  // An integer scatter's entries added up without a check (decision 181).
+  CHECK(run_error("(scatter[i < 3] to i64[2] at (1) add k)[1]", big / 2)
+            .find("error: integer overflow in `scatter[i < 3] to i64[2] at (1) add k` (an entry's "
+                  "sum does not fit in i64)") != std::string::npos);
   // Right up to the edge the values are exact.
   CHECK(run_error("k - 1 + 1", big) == "no error");
+  CHECK(run_error("(scatter[i < 2] to i64[2] at (1) add k)[1]", big / 2) == "no error");
   CHECK(run_error("sum[i < 2] k", big / 2) == "no error");
 }

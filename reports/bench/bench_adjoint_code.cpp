@@ -17,6 +17,8 @@
 #include "ad/strategy.h"
 #include "backends/backend.h"
 #include "ir/syntax/parser.h"
+#include "reports/bench/bench_main.h"
+#include "reports/bench/paper003_checks.h"
 #include "reports/bench/paper003_primals.h"
 
 using namespace adlab;
@@ -115,7 +117,7 @@ std::unique_ptr<backends::Executable> cpu_derivative(benchmark::State& st,
   try {
     return cpu_derivative_or_throw(strategy, p, mode);
   } catch (const std::exception& e) {
-    st.SkipWithError((strategy + " on cpu: " + e.what()).c_str());
+    bench::fail(st, strategy + " on cpu: " + e.what());
     return nullptr;
   }
 }
@@ -183,7 +185,7 @@ void BM_DotCpuPrimal(benchmark::State& st) {
     benchmark::DoNotOptimize(out[0].values.data());
   });
   ratio_counters(st, "dot", "dot/cpu");
-  if (!dot_value_ok(out[0].values[0])) st.SkipWithError("wrong dot product");
+  if (!dot_value_ok(out[0].values[0])) bench::fail(st, "wrong dot product");
 }
 
 // (result, d/dx, d/dy) with d/dx = y and d/dy = x exactly.
@@ -203,7 +205,7 @@ void dot_gradient(benchmark::State& st, const std::string& strategy) {
     benchmark::DoNotOptimize(out.data());
   });
   ratio_counters(st, "dot", key);
-  if (!dot_gradient_ok(out, p)) st.SkipWithError(("wrong gradient: " + tensor_layout(out)).c_str());
+  if (!dot_gradient_ok(out, p)) bench::fail(st, "wrong gradient: " + tensor_layout(out));
 }
 void BM_DotScatterCpu(benchmark::State& st) {
   dot_gradient(st, "scatter");
@@ -213,25 +215,6 @@ void BM_DotDualrevCpu(benchmark::State& st) {
 }
 
 // ---- rotate_vec_by_quat: the full 3x7 Jacobian ----
-
-// The Jacobian by hand (integers, exact in double): r_i = 2 (u.v) u_i + (s^2 - u.u) v_i
-// + 2 s (u x v)_i with u = q[0..2], s = q[3]; columns v0 v1 v2 q0 q1 q2 q3.
-void rotate_jacobian_by_hand(const double* v, const double* q, double J[3][7]) {
-  const double *u = q, s = q[3];
-  const double uv = u[0] * v[0] + u[1] * v[1] + u[2] * v[2];
-  const double uu = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
-  for (int i = 0; i < 3; ++i) {
-    const int i1 = (i + 1) % 3, i2 = (i + 2) % 3;
-    for (int j = 0; j < 3; ++j) {
-      // d(u x v)_i / dv_j and / du_j, with (u x v)_i = u_i1 v_i2 - u_i2 v_i1
-      const double dcross_dv = (j == i2 ? u[i1] : 0) - (j == i1 ? u[i2] : 0);
-      const double dcross_du = (j == i1 ? v[i2] : 0) - (j == i2 ? v[i1] : 0);
-      J[i][j] = 2 * u[j] * u[i] + (i == j ? s * s - uu : 0) + 2 * s * dcross_dv;
-      J[i][3 + j] = 2 * v[j] * u[i] + (i == j ? 2 * uv : 0) - 2 * u[j] * v[i] + 2 * s * dcross_du;
-    }
-    J[i][6] = 2 * s * v[i] + 2 * (u[i1] * v[i2] - u[i2] * v[i1]);
-  }
-}
 
 const double kRotateValue[3] = {270, 180, 342};  // the manifest's primal values
 
@@ -245,7 +228,7 @@ void BM_RotateCppPrimal(benchmark::State& st) {
   });
   ratio_counters(st, "rotate", "rotate/cpp");
   if (r[0] != kRotateValue[0] || r[1] != kRotateValue[1] || r[2] != kRotateValue[2])
-    st.SkipWithError("wrong rotation");
+    bench::fail(st, "wrong rotation");
 }
 
 void BM_RotateCpuPrimal(benchmark::State& st) {
@@ -258,7 +241,7 @@ void BM_RotateCpuPrimal(benchmark::State& st) {
   });
   ratio_counters(st, "rotate", "rotate/cpu");
   if (out[0].values != std::vector<double>(kRotateValue, kRotateValue + 3))
-    st.SkipWithError("wrong rotation");
+    bench::fail(st, "wrong rotation");
 }
 
 // Jacobian mode: (r, dr/dv as f64[3, 3], dr/dq as f64[3, 4]), compared entry by entry, exactly.
@@ -269,9 +252,9 @@ bool rotate_jacobian_ok(const std::vector<ir::Tensor>& out, const Program& p) {
   // J[0][0] = dr0/dv0 = -44, J[2][6] there (dr2/du2) is column q2 here = 76.
   const double v[3] = {1, 2, 3}, q[4] = {5, 6, 7, 4};
   double J[3][7];
-  rotate_jacobian_by_hand(v, q, J);
+  p003::rotate_jacobian_by_hand(v, q, J);
   if (J[0][0] != -44 || J[2][5] != 76) return false;
-  rotate_jacobian_by_hand(p.inputs[0].values.data(), p.inputs[1].values.data(), J);
+  p003::rotate_jacobian_by_hand(p.inputs[0].values.data(), p.inputs[1].values.data(), J);
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 7; ++j) {
       const double got = j < 3 ? out[1].values[static_cast<std::size_t>(3 * i + j)]
@@ -292,8 +275,7 @@ void rotate_jacobian(benchmark::State& st, const std::string& strategy) {
     benchmark::DoNotOptimize(out.data());
   });
   ratio_counters(st, "rotate", key);
-  if (!rotate_jacobian_ok(out, p))
-    st.SkipWithError(("wrong Jacobian: " + tensor_layout(out)).c_str());
+  if (!rotate_jacobian_ok(out, p)) bench::fail(st, "wrong Jacobian: " + tensor_layout(out));
 }
 void BM_RotateScatterCpu(benchmark::State& st) {
   rotate_jacobian(st, "scatter");
@@ -313,7 +295,7 @@ void BM_NeuralCppPrimal(benchmark::State& st) {
     benchmark::DoNotOptimize(r);
   });
   ratio_counters(st, "neural", "neural/cpp");
-  if (std::fabs(r - 1) > 1e-12) st.SkipWithError("wrong summed softmax");
+  if (std::fabs(r - 1) > 1e-12) bench::fail(st, "wrong summed softmax");
 }
 
 void BM_NeuralCpuPrimal(benchmark::State& st) {
@@ -326,13 +308,21 @@ void BM_NeuralCpuPrimal(benchmark::State& st) {
   });
   ratio_counters(st, "neural", "neural/cpu");
   if (std::fabs(out[0].values[0] - p003::neural(p003::neural_params())) > 1e-12)
-    st.SkipWithError("cpu primal differs from the C++ primal");
+    bench::fail(st, "cpu primal differs from the C++ primal");
 }
 
 // The summed softmax is 1 for every input, so the exact gradient is 0 (the suite's note): every
 // entry must be rounding noise, and scatter and dualrev must agree on it.
-std::vector<ir::Tensor>& neural_reference() {
-  static std::vector<ir::Tensor> ref;
+// The reference: dualrev's gradient on the interpreter, computed once and untimed, so that the
+// check does not depend on which benchmarks a filter selects.
+const std::vector<ir::Tensor>& neural_reference() {
+  static const std::vector<ir::Tensor> ref = [] {
+    const ad::Strategy& dualrev = *ad::StrategyRegistry::instance().resolve("dualrev").first;
+    const Program& p = neural_program();
+    return dualrev.differentiate(p.f, ad::Request{{}, ad::Mode::Gradient, ""})
+        .executable("interp", backends::Options{})
+        ->run(p.inputs);
+  }();
   return ref;
 }
 
@@ -347,11 +337,14 @@ bool neural_gradient_ok(const std::vector<ir::Tensor>& out, std::string& why) {
   }
   double worst = 0, apart = 0;
   const auto& ref = neural_reference();
+  if (ref.size() != out.size()) {
+    why = "the reference has another layout: " + tensor_layout(ref);
+    return false;
+  }
   for (std::size_t k = 1; k < out.size(); ++k)
     for (std::size_t i = 0; i < out[k].values.size(); ++i) {
       worst = std::max(worst, std::fabs(out[k].values[i]));
-      if (ref.size() == out.size())
-        apart = std::max(apart, std::fabs(out[k].values[i] - ref[k].values[i]));
+      apart = std::max(apart, std::fabs(out[k].values[i] - ref[k].values[i]));
     }
   why = "largest gradient entry " + std::to_string(worst) + ", apart from dualrev's " +
         std::to_string(apart);
@@ -400,7 +393,7 @@ std::string neural_weighted_disagreement(const std::string& strategy) {
 
 void neural_gradient(benchmark::State& st, const std::string& strategy) {
   if (auto why = neural_weighted_disagreement(strategy); !why.empty()) {
-    st.SkipWithError(why.c_str());
+    bench::fail(st, why);
     return;
   }
   const Program& p = neural_program();
@@ -414,8 +407,7 @@ void neural_gradient(benchmark::State& st, const std::string& strategy) {
   });
   ratio_counters(st, "neural", key);
   std::string why;
-  if (strategy == "dualrev" && neural_reference().empty()) neural_reference() = out;
-  if (!neural_gradient_ok(out, why)) st.SkipWithError(("wrong gradient: " + why).c_str());
+  if (!neural_gradient_ok(out, why)) bench::fail(st, "wrong gradient: " + why);
 }
 void BM_NeuralDualrevCpu(benchmark::State& st) {
   neural_gradient(st, "dualrev");
@@ -437,7 +429,7 @@ BENCHMARK(BM_RotateScatterCpu)->Unit(benchmark::kNanosecond);
 BENCHMARK(BM_RotateDualrevCpu)->Unit(benchmark::kNanosecond);
 BENCHMARK(BM_NeuralCppPrimal)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_NeuralCpuPrimal)->Unit(benchmark::kMicrosecond);
-// dualrev first: its gradient is the reference scatter's is compared with.
+// (neural_reference is dualrev on the interpreter, computed once whatever runs first.)
 BENCHMARK(BM_NeuralDualrevCpu)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_NeuralScatterCpu)->Unit(benchmark::kMicrosecond);
-BENCHMARK_MAIN();
+ADLAB_BENCHMARK_MAIN()

@@ -12,6 +12,8 @@
 #include "backends/backend.h"
 #include "ir/syntax/parser.h"
 #include "ir/tensor/random.h"
+#include "reports/bench/bench_checks.h"
+#include "reports/bench/bench_main.h"
 
 using namespace adlab;
 
@@ -70,6 +72,15 @@ void BM_CopyLoop(benchmark::State& state) {
   state.SetBytesProcessed(state.iterations() * n * 16);
 }
 
+// 2 x + y, exactly (2 x is exact, so a fused multiply-add rounds the same).
+std::string axpy_error(const std::vector<ir::Tensor>& in, const std::vector<ir::Tensor>& out) {
+  if (out.size() != 1 || out[0].values.size() != in[0].values.size()) return "wrong result shape";
+  for (std::size_t i = 0; i < in[0].values.size(); ++i)
+    if (out[0].values[i] != 2 * in[0].values[i] + in[1].values[i])
+      return "wrong axpy entry " + std::to_string(i);
+  return "";
+}
+
 void BM_CpuDot(benchmark::State& state) {
   omp_set_num_threads(static_cast<int>(state.range(1)));
   const std::int64_t n = state.range(0);
@@ -81,6 +92,8 @@ void BM_CpuDot(benchmark::State& state) {
     benchmark::DoNotOptimize(out[0].values.data());
   }
   state.SetBytesProcessed(state.iterations() * n * 16);
+  double bound = 0, want = bench::dot_reference(in[0].values, in[1].values, bound);
+  if (!(std::fabs(out[0].values[0] - want) <= bound)) bench::fail(state, "wrong dot product");
 }
 
 // Bytes counted: read x and y, write the result (24 per element). run_into: the unit writes
@@ -96,6 +109,7 @@ void BM_CpuAxpy(benchmark::State& state) {
     benchmark::DoNotOptimize(out[0].values.data());
   }
   state.SetBytesProcessed(state.iterations() * n * 24);
+  if (auto why = axpy_error(in, out); !why.empty()) bench::fail(state, why);
 }
 
 // The same through run(): a fresh 80 MB result per run (allocation and first-touch page faults
@@ -104,9 +118,10 @@ void BM_CpuAxpyFresh(benchmark::State& state) {
   omp_set_num_threads(static_cast<int>(state.range(1)));
   const std::int64_t n = state.range(0);
   auto exe = compiled("axpy");
-  std::vector<ir::Tensor> in = {vec(n, 1), vec(n, 2)};
-  for (auto _ : state) benchmark::DoNotOptimize(exe->run(in));
+  std::vector<ir::Tensor> in = {vec(n, 1), vec(n, 2)}, out;
+  for (auto _ : state) benchmark::DoNotOptimize(out = exe->run(in));
   state.SetBytesProcessed(state.iterations() * n * 24);
+  if (auto why = axpy_error(in, out); !why.empty()) bench::fail(state, why);
 }
 
 ir::Tensor mat(std::int64_t r, std::int64_t c, std::uint64_t seed) {
@@ -125,6 +140,13 @@ void BM_CpuMatmul(benchmark::State& state) {
     benchmark::DoNotOptimize(out[0].values.data());
   }
   state.SetItemsProcessed(state.iterations() * 2 * n * n * n);
+  using M = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  M c = Eigen::Map<const M>(in[0].values.data(), n, n) *
+        Eigen::Map<const M>(in[1].values.data(), n, n);
+  ir::Tensor want = out.at(0);
+  std::copy(c.data(), c.data() + n * n, want.values.begin());
+  if (auto why = bench::apart_from(out, {want}, 1e-12, "Eigen's product"); !why.empty())
+    bench::fail(state, why);
 }
 
 void BM_EigenMatmul(benchmark::State& state) {
@@ -222,7 +244,9 @@ void BM_CpuGmm(benchmark::State& state) {
     exe->run_into(g.in, out);
     r = out[0].values[0];
   }
-  state.counters["relative_to_hand"] = std::fabs(r - gmm_by_hand(g)) / std::fabs(r);
+  const double apart = std::fabs(r - gmm_by_hand(g)) / std::fabs(r);
+  state.counters["relative_to_hand"] = apart;
+  if (!(apart <= 1e-10)) bench::fail(state, "GMM objective apart from the hand-written one");
 }
 
 void BM_HandGmm(benchmark::State& state) {
@@ -313,6 +337,7 @@ void BM_CpuBa(benchmark::State& state) {
     worst = std::max(
         worst, std::fabs(out[1].values[k] - werrs[k]) / std::max(1e-300, std::fabs(werrs[k])));
   state.counters["relative_to_hand"] = worst;
+  if (!(worst <= 1e-10)) bench::fail(state, "BA errors apart from the hand-written ones");
 }
 
 void BM_HandBa(benchmark::State& state) {
@@ -363,4 +388,4 @@ BENCHMARK(BM_HandGmm)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTim
 BENCHMARK(BM_CpuGmm)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_HandBa)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_CpuBa)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK_MAIN();
+ADLAB_BENCHMARK_MAIN()

@@ -14,6 +14,7 @@
 #include "backends/cpu/compiler.h"
 #include "ir/suite/manifest.h"
 #include "ir/syntax/parser.h"
+#include "reports/bench/bench_main.h"
 
 using namespace adlab;
 namespace fs = std::filesystem;
@@ -102,7 +103,7 @@ void BM_CpuCacheHit(benchmark::State& state) {
     all_hits = all_hits && built.cache_hit;
     benchmark::DoNotOptimize(built.library);
   }  // each iteration's library is closed before the next loads it
-  if (!all_hits) state.SkipWithError("a build missed the cache");
+  if (!all_hits) bench::fail(state, "a build missed the cache");
   state.SetLabel(sf.id);
   fs::remove_all(dir);
 }
@@ -111,4 +112,4 @@ void BM_CpuCacheHit(benchmark::State& state) {
 
 BENCHMARK(BM_CpuCompileSuiteO2)->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();
 BENCHMARK(BM_CpuCacheHit)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK_MAIN();
+ADLAB_BENCHMARK_MAIN()

@@ -12,6 +12,8 @@
 
 #include "ad/dualrev/api.h"
 #include "ad/dualrev/particles.h"
+#include "reports/bench/bench_main.h"
+#include "reports/bench/paper003_checks.h"
 #include "reports/bench/paper003_primals.h"
 
 #ifdef ADLAB_HAVE_ADOLC
@@ -19,6 +21,7 @@
 #endif
 
 using namespace adlab::ad::dualrev;
+using adlab::bench::fail;
 
 namespace {
 
@@ -31,6 +34,50 @@ std::vector<double> iota(std::size_t n, double start, double step) {
 }
 
 const std::vector<double> kQuat = {1, 2, 3, 4, 5, 6, 7};  // Vec3 1 2 3, Quaternion 4 5 6 7
+
+// ---- the known answers each timed derivative is checked against (decision 182) ----
+
+// dot's gradient is (y, x), exactly: "" or the first entry that differs.
+std::string dot_gradient_error(const std::vector<double>& x, const std::vector<double>& y,
+                               const std::vector<double>& g) {
+  const std::size_t n = x.size();
+  for (std::size_t i = 0; i < 2 * n; ++i)
+    if (g[i] != (i < n ? y[i] : x[i - n]))
+      return "wrong gradient: entry " + std::to_string(i) + " is " + std::to_string(g[i]);
+  return "";
+}
+
+// The summed softmax is 1 for every input, so neural's exact gradient is 0: every entry must be
+// rounding noise. Zero cannot tell a reverse pass from none, so the weighted network's gradient
+// (non-zero) is checked too, through the same engine, against a central difference.
+std::string neural_gradient_error(const std::vector<double>& g,
+                                  const std::vector<double>& weighted_g) {
+  for (std::size_t i = 0; i < g.size(); ++i)
+    if (!(std::fabs(g[i]) <= 1e-12))
+      return "wrong gradient: entry " + std::to_string(i) + " is " + std::to_string(g[i]) +
+             " where the exact one is 0";
+  auto f = [](const std::vector<double>& p) { return neural<double, true>(p); };
+  std::string why = directional_error(f, neural_params(), weighted_g, 1e-6, 1e-6);
+  return why.empty() ? "" : "weighted network: " + why;
+}
+
+// The weighted network's gradient through dualrev's tape.
+std::vector<double> neural_weighted_gradient_dualrev() {
+  auto p = neural_params();
+  Tape tape;
+  std::vector<Dual> ps(p.size());
+  std::vector<double> g(p.size());
+  Dual y;
+  {
+    Recording rec(tape);
+    make_inputs(p.data(), p.size(), ps.data());
+    y = neural<Dual, true>(ps);
+  }
+  tape.seed(y.id(), 1.0);
+  tape.resolve();
+  read_adjoints(tape, ps.data(), ps.size(), g.data());
+  return g;
+}
 
 // ---- primal in double ----
 
@@ -93,7 +140,7 @@ void BM_DotDualrev(benchmark::State& st) {
     }
     if (!st.KeepRunning()) break;
   }
-  if (g[0] != 3.0 || g[n] != 1.0) st.SkipWithError("wrong gradient");
+  if (auto why = dot_gradient_error(x, y, g); !why.empty()) fail(st, why);
 }
 BENCHMARK(BM_DotDualrev)->Arg(1000000)->Unit(benchmark::kMillisecond);
 
@@ -164,7 +211,7 @@ void BM_RotateDualrev(benchmark::State& st) {
     tape.jacobian_rows(ids.out, ids.in, J[0]);
     benchmark::DoNotOptimize(J);
   }
-  if (J[0][0] != -44.0 || J[2][6] != 76.0) st.SkipWithError("wrong Jacobian");
+  if (auto why = rotate_jacobian_error(kQuat.data(), J); !why.empty()) fail(st, why);
 }
 BENCHMARK(BM_RotateDualrev)->Unit(benchmark::kNanosecond);
 
@@ -225,7 +272,7 @@ void BM_RotateDualrevJacobianOnly(benchmark::State& st) {
     tape.jacobian_rows(ids.out, ids.in, J[0]);
     benchmark::DoNotOptimize(J);
   }
-  if (J[0][0] != -44.0 || J[2][6] != 76.0) st.SkipWithError("wrong Jacobian");
+  if (auto why = rotate_jacobian_error(kQuat.data(), J); !why.empty()) fail(st, why);
 }
 BENCHMARK(BM_RotateDualrevJacobianOnly)->Unit(benchmark::kNanosecond);
 
@@ -249,7 +296,7 @@ void BM_RotateDualrevRowByRow(benchmark::State& st) {
     }
     benchmark::DoNotOptimize(J);
   }
-  if (J[0][0] != -44.0 || J[2][6] != 76.0) st.SkipWithError("wrong Jacobian");
+  if (auto why = rotate_jacobian_error(kQuat.data(), J); !why.empty()) fail(st, why);
 }
 BENCHMARK(BM_RotateDualrevRowByRow)->Unit(benchmark::kNanosecond);
 
@@ -271,6 +318,8 @@ void BM_NeuralDualrev(benchmark::State& st) {
     read_adjoints(tape, ps.data(), ps.size(), g.data());
     benchmark::DoNotOptimize(g.data());
   }
+  if (auto why = neural_gradient_error(g, neural_weighted_gradient_dualrev()); !why.empty())
+    fail(st, why);
 }
 BENCHMARK(BM_NeuralDualrev)->Unit(benchmark::kMicrosecond);
 
@@ -360,6 +409,10 @@ void BM_ParticlesDualrev(benchmark::State& st) {
     wall_us.push_back(
         std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
   }
+  // particles is quadratic in the state, so a central difference is exact up to rounding.
+  auto f = [&](const std::vector<double>& s) { return testing::particles(s, steps, false); };
+  if (auto why = directional_error(f, s0, g, 1e-3, 1e-9); !why.empty())
+    fail(st, "wrong gradient: " + why);
   // The mean includes iterations where the OS descheduled a pool thread (a shared machine); the
   // median iteration shows the time when both threads got a core.
   std::nth_element(wall_us.begin(),
@@ -447,7 +500,7 @@ void BM_DotAdolc(benchmark::State& st) {
     }
     if (!st.KeepRunning()) break;
   }
-  if (g[0] != 3.0 || g[n] != 1.0) st.SkipWithError("wrong gradient");
+  if (auto why = dot_gradient_error(x, y, g); !why.empty()) fail(st, why);
 }
 BENCHMARK(BM_DotAdolc)->Arg(1000000)->Unit(benchmark::kMillisecond);
 
@@ -503,7 +556,7 @@ void BM_RotateAdolc(benchmark::State& st) {
     fov_reverse(2, 3, 7, 3, Up, Jp);
     benchmark::DoNotOptimize(J);
   }
-  if (J[0][0] != -44.0) st.SkipWithError("wrong Jacobian");
+  if (auto why = rotate_jacobian_error(kQuat.data(), J); !why.empty()) fail(st, why);
 }
 BENCHMARK(BM_RotateAdolc)->Unit(benchmark::kNanosecond);
 
@@ -522,6 +575,18 @@ void BM_NeuralAdolc(benchmark::State& st) {
     fos_reverse(3, 1, static_cast<int>(p.size()), &u, g.data());
     benchmark::DoNotOptimize(g.data());
   }
+  // The same checks as dualrev's, the weighted network taped by ADOL-C itself.
+  std::vector<adouble> qs(p.size());
+  std::vector<double> weighted_g(p.size());
+  trace_on(5, 1);
+  for (std::size_t i = 0; i < p.size(); ++i) qs[i] <<= p[i];
+  adouble y = neural<adouble, true>(qs);
+  double out;
+  y >>= out;
+  trace_off();
+  double u = 1.0;
+  fos_reverse(5, 1, static_cast<int>(p.size()), &u, weighted_g.data());
+  if (auto why = neural_gradient_error(g, weighted_g); !why.empty()) fail(st, why);
 }
 BENCHMARK(BM_NeuralAdolc)->Unit(benchmark::kMicrosecond);
 #endif
@@ -542,9 +607,5 @@ int main(int argc, char** argv) {
     }
   }
 #endif
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
+  return adlab::bench::run_benchmarks(argc, argv);
 }

@@ -8,6 +8,7 @@
 #include "ir/syntax/parser.h"
 #include "ir/tensor/random.h"
 #include "ir/tensor/tensor_ops.h"
+#include "reports/bench/bench_main.h"
 
 using namespace adlab::ir;
 
@@ -85,4 +86,4 @@ BENCHMARK(BM_Parse)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 
-BENCHMARK_MAIN();
+ADLAB_BENCHMARK_MAIN()

@@ -8,6 +8,7 @@
 #include "ir/syntax/parser.h"
 #include "ir/tensor/random.h"
 #include "ir/tensor/tensor_ops.h"
+#include "reports/bench/bench_main.h"
 
 using namespace adlab;
 
@@ -51,4 +52,4 @@ BENCHMARK(BM_Mp50Primal)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 
-BENCHMARK_MAIN();
+ADLAB_BENCHMARK_MAIN()

@@ -9,6 +9,7 @@
 #include "checker/smt/translation_validation.h"
 #include "ir/rewrite/tables/tables.h"
 #include "ir/syntax/parser.h"
+#include "reports/bench/bench_main.h"
 
 using namespace adlab;
 
@@ -66,4 +67,4 @@ static void BM_TranslationValidation(benchmark::State& state) {
 }
 BENCHMARK(BM_TranslationValidation)->Arg(10)->Arg(50)->Unit(benchmark::kMillisecond)->UseRealTime();
 
-BENCHMARK_MAIN();
+ADLAB_BENCHMARK_MAIN()

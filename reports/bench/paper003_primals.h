@@ -31,7 +31,9 @@ void rotate_vec_by_quat(const S* a, S* r) {
 // are w1 (100 x 50), b1 (100), w2 (50 x 100), b2 (50), x (50), all differentiated.
 constexpr int kIn = 50, kH1 = 100, kH2 = 50;
 
-template <class S>
+// kWeighted: the output weights each softmax entry by its a2 (bench_adjoint_code's
+// neural_weighted), whose gradient is not zero: the check the summed network cannot give.
+template <class S, bool kWeighted = false>
 S neural(const std::vector<S>& p) {
   const S* w1 = p.data();
   const S* b1 = w1 + kH1 * kIn;
@@ -60,7 +62,12 @@ S neural(const std::vector<S>& p) {
     se += ex[static_cast<std::size_t>(i)];
   }
   S out = 0.0;
-  for (int i = 0; i < kH2; ++i) out += ex[static_cast<std::size_t>(i)] / se;
+  for (int i = 0; i < kH2; ++i) {
+    if constexpr (kWeighted)
+      out += ex[static_cast<std::size_t>(i)] / se * a2[static_cast<std::size_t>(i)];
+    else
+      out += ex[static_cast<std::size_t>(i)] / se;
+  }
   return out;
 }
 

@@ -89,15 +89,16 @@ struct Failure {
   i64 a, b, c;
 };
 enum FailKind : int {
-  kIndex = 1,        // index a outside [0, b) in dimension c
-  kShape = 2,        // generated element dimension a where b was expected
-  kEmpty = 3,        // max/min over an empty range
-  kDivisor = 4,      // integer / or % by a non-positive value a
-  kNegative = 5,     // a bound or dimension is negative (a)
-  kInexact = 6,      // a declared dimension is not an exact division (a / b)
-  kConvert = 7,      // i64(...) of a value that is not a representable integer
-  kArg = 8,          // argument a does not match its parameter (b: 0 rank, 1 dim c, 2 kind)
-  kSizeMismatch = 9  // size bound twice: a vs b (site: the parameter)
+  kIndex = 1,         // index a outside [0, b) in dimension c
+  kShape = 2,         // generated element dimension a where b was expected
+  kEmpty = 3,         // max/min over an empty range
+  kDivisor = 4,       // integer / or % by a non-positive value a
+  kNegative = 5,      // a bound or dimension is negative (a)
+  kInexact = 6,       // a declared dimension is not an exact division (a / b)
+  kConvert = 7,       // i64(...) of a value that is not a representable integer
+  kArg = 8,           // argument a does not match its parameter (b: 0 rank, 1 dim c, 2 kind)
+  kSizeMismatch = 9,  // size bound twice: a vs b (site: the parameter)
+  kOverflow = 10      // an i64 result does not fit (a op b), as the interpreter's (decision 181)
 };
 
 [[noreturn]] inline void fail(int site, int kind, i64 a = 0, i64 b = 0, i64 c = 0) {
@@ -359,6 +360,33 @@ inline i64 check(int site, i64 i, i64 n, i64 dim) {
   if (static_cast<std::uint64_t>(i) >= static_cast<std::uint64_t>(n)) [[unlikely]]
     fail(site, kIndex, i, n, dim);
   return i;
+}
+
+// i64 + - * and negation that fail where the interpreter does: the language has no wrap-around
+// (decision 164). Emitted only where the operands' ranges do not prove the result fits.
+inline i64 add_i64(int site, i64 x, i64 y) {
+  i64 r;
+  if (__builtin_add_overflow(x, y, &r)) [[unlikely]]
+    fail(site, kOverflow, x, y);
+  return r;
+}
+inline i64 sub_i64(int site, i64 x, i64 y) {
+  i64 r;
+  if (__builtin_sub_overflow(x, y, &r)) [[unlikely]]
+    fail(site, kOverflow, x, y);
+  return r;
+}
+inline i64 mul_i64(int site, i64 x, i64 y) {
+  i64 r;
+  if (__builtin_mul_overflow(x, y, &r)) [[unlikely]]
+    fail(site, kOverflow, x, y);
+  return r;
+}
+inline i64 neg_i64(int site, i64 x) {
+  i64 r;
+  if (__builtin_sub_overflow(i64(0), x, &r)) [[unlikely]]
+    fail(site, kOverflow, x);
+  return r;
 }
 
 // Floor division and its remainder (divisor checked positive by the caller's site).

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <limits>
 
 #include "backends/backend.h"
 #include "backends/cpu/codegen.h"
@@ -298,4 +299,71 @@ TEST_CASE("cpu backend: a unit called inside the caller's OpenMP region computes
     CHECK(std::fabs(out[0].values[0] - want[0].values[0]) <= 1e-12 * std::fabs(want[0].values[0]));
     CHECK(out[1].values == want[1].values);  // the scan: element by element
   }
+}
+
+TEST_CASE("cpu: i64 arithmetic that overflows fails as the interpreter does (decision 181)",
+          "[cpu]") {
+  // The generated code's i64 + - *, negation, sums, scans and scatter adds wrapped (undefined
+  // behaviour in C++) where the interpreter reports the overflow (decision 164): `k * 2` at
+  // k = 2^62 gave 0 on cpu. Each must give the interpreter's message, or agree where it fits.
+  const std::int64_t big = std::numeric_limits<std::int64_t>::max();
+  const std::int64_t low = std::numeric_limits<std::int64_t>::min();
+  auto outcome = [](const std::string& backend, const std::string& result, const std::string& body,
+                    std::int64_t k) {
+    ir::Module m = ir::parse_module(
+        "func f(k: i64, x: f64[n]) -> " + result + " {\n  return " + body + "\n}\n", "t.adl");
+    ir::Tensor kt;
+    kt.elem = ir::ElemType::I64;
+    kt.ints = {k};
+    try {
+      auto out = test::compile_for_test(backend, m.entry("f"))->run({kt, vec({1, 2, 3})});
+      std::string r = "values";
+      for (auto v : out[0].ints) r += " " + std::to_string(v);
+      return r;
+    } catch (const Error& e) {
+      return e.message();
+    }
+  };
+  struct Case {
+    std::string result, body;
+    std::int64_t k;
+    std::string want;  // the start of the interpreter's outcome
+  };
+  const std::vector<Case> cases = {
+      {"i64", "k + 1", big, "integer overflow in `k + 1` (9223372036854775807 + 1 does not fit"},
+      {"i64", "k * 2", big / 2 + 1, "integer overflow in `k * 2`"},
+      {"i64", "0 - k - 2", big, "integer overflow in `0 - k - 2`"},
+      {"i64", "-k", low, "integer overflow in `-k` (-(-9223372036854775808) does not fit"},
+      {"i64", "sum[i < 3] k", big / 2, "integer overflow in `sum[i < 3] k`"},
+      {"i64", "(scan[i < 3] (+) k)[2]", big / 2, "integer overflow in the scan `k`"},
+      {"i64", "(scan[i < 3] (*) k)[2]", std::int64_t(1) << 22, "integer overflow in the scan"},
+      {"i64[2]", "scatter[i < 3] to i64[2] at (1) add k", big / 2, "integer overflow in `scatter"},
+      // a loop variable times a parameter: the index range does not prove it fits
+      {"i64[n]", "gen[i < n] i * k", big / 2 + 1, "integer overflow in `i * k`"},
+      {"i64[n]", "gen[i < n] k - i", low + 1, "integer overflow in `k - i`"},
+      // right up to the edge the values are exact
+      {"i64", "k - 1 + 1", big, "values 9223372036854775807"},
+      {"i64", "sum[i < 2] k", big / 2, "values 9223372036854775806"},
+      {"i64[n]", "gen[i < n] n - 1 - i + k", big - 2, "values 9223372036854775807 "},
+  };
+  for (const auto& c : cases) {
+    INFO(c.body);
+    std::string want = outcome("interp", c.result, c.body, c.k);
+    CHECK(want.rfind(c.want, 0) == 0);
+    CHECK(outcome("cpu", c.result, c.body, c.k) == want);
+  }
+}
+
+TEST_CASE("cpu: loop index arithmetic the bounds prove in range stays unchecked (decision 181)",
+          "[cpu]") {
+  // i + 1, n - 1 - i and i / 2 over i < n cannot overflow: no checked call in the loop.
+  ir::Module m = ir::parse_module(
+      "func f(x: f64[n]) -> f64[n] {\n"
+      "  return gen[i < n] [i + 1 < n] * x[i + 1] + x[n - 1 - i] + x[i / 2] + f64(-i)\n}\n",
+      "t.adl");
+  auto source = cpu::generate(*m.entry("f")).source;
+  CHECK(source.find("_i64(") == std::string::npos);
+  // a product of two sizes is not proved: it is checked
+  ir::Module p = ir::parse_module("func f(x: f64[n, m]) -> i64 {\n  return n * m\n}\n", "t.adl");
+  CHECK(cpu::generate(*p.entry("f")).source.find("adlab_rt::mul_i64(") != std::string::npos);
 }
