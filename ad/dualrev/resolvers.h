@@ -33,6 +33,10 @@ class Received {
 // Sizes and zeroes every job's adjoint array (in parallel on the tape's pool).
 void zero_adjoints(Tape& t);
 
+// The error of a scalar made inside a fork whose recording was abandoned (a side threw), used
+// after it: its job hangs under no join, so no walk from the terminal job reaches it.
+Error abandoned_fork_scalar();
+
 // Final stage (paper 003 sections 9, 10.1-10.3, 12): arrays, the job graph walked in reverse,
 // independent subtasks resolved in parallel on the tape's pool.
 void resolve_tape(Tape& t, const ResolveOptions& o, ResolveStats& s, Visits* visits);

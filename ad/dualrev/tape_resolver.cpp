@@ -24,12 +24,6 @@ using Outbox = std::vector<Far>;
 // outbox; at the dual join the left outbox is applied before the right one, in recorded order. So
 // every adjoint receives its terms in one fixed order whatever the number of threads, and 1, 2
 // and 4 threads give the same bits (the 1-thread run uses the same outboxes).
-Error abandoned_fork_scalar() {
-  return Error(
-      "dualrev: a scalar made inside a fork whose recording was abandoned (a side threw) was "
-      "used after it: it has no place in the job graph");
-}
-
 class TapeResolver {
  public:
   TapeResolver(Tape& t, Visits* visits)
@@ -194,6 +188,12 @@ void zero_adjoints(Tape& t) {
     Job& j = t.job(static_cast<std::uint32_t>(k));
     j.adj.assign(j.nodes.size(), 0.0);
   }
+}
+
+Error abandoned_fork_scalar() {
+  return Error(
+      "dualrev: a scalar made inside a fork whose recording was abandoned (a side threw) was "
+      "used after it: it has no place in the job graph");
 }
 
 void resolve_tape(Tape& t, const ResolveOptions& o, ResolveStats& s, Visits* visits) {
