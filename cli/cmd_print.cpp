@@ -22,7 +22,8 @@ void add_print(CLI::App& app, int& status) {
   cmd->add_option("--func", func, "print only this function");
   cmd->add_flag("--simplify", simplify,
                 "rewrite with the core rule tables to a fixed point (the rules `adlab rules` "
-                "proves)");
+                "proves). Rules marked `real` hold over the reals: the result may differ in "
+                "IEEE special values (-0, NaN, inf), e.g. x * 0 at x = inf");
   cmd->add_option("--table", tables, "with --simplify: only these tables, in this order");
   cmd->add_flag("--trace", trace,
                 "with --simplify: print the applied rules with their positions (as comments)");

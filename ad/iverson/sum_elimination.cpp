@@ -107,6 +107,13 @@ Expr eliminate_sums(SumTerm t, const std::vector<Expr>& facts, logic::PredicateS
         auto sol = logic.solve_for(atoms[ai], i);
         if (!sol) continue;
         Expr a = *sol;
+        // A value that can fail (`i % m`) was evaluated only inside a non-empty sum and after
+        // the conjuncts before its equation (`0 < m && j == i % m`): it keeps that place, behind
+        // `0 < n`, and is solved only where nothing before it reads i (decision 184).
+        const bool may_fail = !logic::never_fails(a);
+        bool earlier_reads_i = false;
+        for (std::size_t o = 0; o < ai; ++o) earlier_reads_i |= is_free_in(i, atoms[o]);
+        if (may_fail && earlier_reads_i) continue;
         Expr bound = t.binders[bi].bound;
         atoms.erase(atoms.begin() + static_cast<std::ptrdiff_t>(ai));
         t.binders.erase(t.binders.begin() + static_cast<std::ptrdiff_t>(bi));
@@ -115,8 +122,11 @@ Expr eliminate_sums(SumTerm t, const std::vector<Expr>& facts, logic::PredicateS
         t.factor = substitute(t.factor, i, a);
         // the range guard of the eliminated index (errata 7), first: `&&` evaluates left to
         // right, and a later atom may read a tensor at a
-        atoms.insert(atoms.begin(), {Binary::make(BinaryOp::Le, int_lit(0), a),
-                                     Binary::make(BinaryOp::Lt, a, bound)});
+        std::vector<Expr> guard = {Binary::make(BinaryOp::Le, int_lit(0), a),
+                                   Binary::make(BinaryOp::Lt, a, bound)};
+        if (may_fail) guard.insert(guard.begin(), Binary::make(BinaryOp::Lt, int_lit(0), bound));
+        atoms.insert(atoms.begin() + static_cast<std::ptrdiff_t>(may_fail ? ai : 0), guard.begin(),
+                     guard.end());
         progress = true;
       }
     }

@@ -274,3 +274,30 @@ TEST_CASE("scatter: a gen that reads a kernel on a smaller range is a slice, not
   CHECK(out[0].values == std::vector<double>{1, 0, 0, 0, 4, 0, 0, 0, 9});
   CHECK(out[1].values == std::vector<double>{1, 2, 3});
 }
+
+TEST_CASE("sum elimination keeps a solved value that can fail behind the guards before it",
+          "[unit]") {
+  // sum[j < m] [j == i % m] * y[j] at m = 0 is an empty sum: i % m is never evaluated. iverson
+  // and fwdvec evaluated it in the eliminated form's range guard, first, and stopped with
+  // `integer % by a non-positive value` (an audit helper; decision 184). Likewise a conjunct
+  // `0 < m` before the equation stopped protecting `(n - 1) % m`.
+  const std::string cyclic =
+      "func f(x: f64[n], y: f64[m]) -> f64 { return sum[i < n] x[i] * sum[j < m] [j == i % m] * "
+      "y[j] }";
+  const std::string guarded =
+      "func f(x: f64[n], y: f64[m]) -> f64 { return sum[l < n] [0 < m && l == (n - 1) % m] * "
+      "(x[l] * x[l]) }";
+  for (const char* s : kEmitting) {
+    INFO(s);
+    // m = 0: both sums are 0, so is the gradient
+    CHECK(gradient(s, cyclic, {ir::dense_f64({3}, {1, 2, 3}), ir::dense_f64({0}, {})}) ==
+          std::vector<double>{0, 0, 0});
+    CHECK(gradient(s, guarded, {ir::dense_f64({3}, {1, 2, 3}), ir::dense_f64({0}, {})}) ==
+          std::vector<double>{0, 0, 0});
+    // m = 2: f = x0 y0 + x1 y1 + x2 y0, and (n - 1) % m = 0 picks x0^2
+    CHECK(gradient(s, cyclic, {ir::dense_f64({3}, {1, 2, 3}), ir::dense_f64({2}, {5, 7})}) ==
+          std::vector<double>{5, 7, 5, 4, 2});
+    CHECK(gradient(s, guarded, {ir::dense_f64({3}, {1, 2, 3}), ir::dense_f64({2}, {5, 7})}) ==
+          std::vector<double>{2, 0, 0, 0, 0});
+  }
+}

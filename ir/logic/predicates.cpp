@@ -255,7 +255,8 @@ namespace {
 // unit coefficients). nullopt for any other p.
 std::optional<Expr> project_by_bounds(Expr i, Expr n, Expr p) {
   std::vector<Affine> lower{Affine{}}, upper;  // L <= i, i < U
-  if (auto un = to_affine(n, true)) upper.push_back(*un);
+  if (auto un = to_affine(n, true))
+    upper.push_back(*un);
   else
     return std::nullopt;
   Expr rest;
@@ -296,6 +297,7 @@ Expr PredicateService::project_exists(Expr exists_node) {
   if (!ex || ex->dom.is_stored() || ex->dom.vars.size() != 1) return exists_node;
   Expr i = ex->dom.vars[0];
   auto a = solve_for(ex->pred, i);
+  if (a && !never_fails(*a)) return exists_node;  // evaluated first below (decision 184)
   if (!a) {
     auto q = project_by_bounds(i, ex->dom.bounds[0], ex->pred);
     if (!q) return exists_node;
@@ -312,6 +314,19 @@ Expr PredicateService::project_exists(Expr exists_node) {
     out = out && ci;
   }
   return out;
+}
+
+bool never_fails(Expr a) {
+  if (a.as<Access>() || a.as<Call>()) return false;
+  if (auto* p = a.as<Prim>(); p && p->op == PrimOp::ToI64 && is_float(p->args[0]->type.elem))
+    return false;  // i64(...) of a value that is not a representable integer
+  if (auto* b = a.as<Binary>(); b && (b->op == BinaryOp::Div || b->op == BinaryOp::Mod)) {
+    auto* lit = b->b.as<Literal>();
+    if (!lit || !(lit->value >= 1)) return false;
+  }
+  for (auto c : children(a))
+    if (!never_fails(c)) return false;
+  return true;
 }
 
 }  // namespace adlab::ir::logic

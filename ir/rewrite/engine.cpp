@@ -198,6 +198,9 @@ bool Engine::conditions_hold(const Rule& r, Bindings& b, const std::vector<Expr>
         }
         break;
       }
+      case CondKind::NeverFails:
+        if (Expr a = get(c.args[0]); !a.defined() || !logic::never_fails(a)) return false;
+        break;
       case CondKind::Fact: {
         Bindings copy = b;
         Expr goal = instantiate(r, c.fact, copy);

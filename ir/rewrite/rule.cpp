@@ -203,16 +203,16 @@ Rule make_rule(RuleSpec spec) {
       throw Error("the side condition names `" + text + "`, which is not a pattern variable");
     };
     static const std::regex call_re(
-        R"(^(not_free|fresh|scalar|same_type|in_range|partial|forces)\s*\((.*)\)$)");
+        R"(^(not_free|fresh|scalar|same_type|in_range|partial|forces|never_fails)\s*\((.*)\)$)");
     for (const auto& c : split(spec.when, ';')) {
       std::smatch m;
       Condition cond{CondKind::Fact, {}, Expr(), c};
       if (std::regex_match(c, m, call_re)) {
         std::string f = m[1];
         auto args = split(m[2], ',');
-        std::size_t want = f == "fresh" || f == "scalar" || f == "partial" ? 1
-                           : f == "forces"                                 ? 3
-                                                                           : 2;
+        std::size_t want = f == "fresh" || f == "scalar" || f == "partial" || f == "never_fails" ? 1
+                           : f == "forces"                                                       ? 3
+                                           : 2;
         if (args.size() != want)
           throw Error("`" + f + "` takes " + std::to_string(want) + " argument(s): `" + c + "`");
         cond.kind = f == "not_free"    ? CondKind::NotFree
@@ -221,7 +221,8 @@ Rule make_rule(RuleSpec spec) {
                     : f == "same_type" ? CondKind::SameType
                     : f == "in_range"  ? CondKind::InRange
                     : f == "forces"    ? CondKind::Forces
-                                       : CondKind::Partial;
+                    : f == "partial"   ? CondKind::Partial
+                                       : CondKind::NeverFails;
         for (const auto& a : args) cond.args.push_back(var_of(a));
       } else {
         cond.fact = parse_expr(c, all, where + " condition");

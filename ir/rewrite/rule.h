@@ -26,7 +26,19 @@ enum class RuleDomain { Real, Ieee };
 // The closed vocabulary of side conditions (DESIGN 2.5), plus IR predicates over pattern
 // variables (`Fact`), which the engine proves from the context and the prover assumes.
 // forces(?p, ?i, ?a): p implies i == a; the engine solves p for i (ir/logic) and binds ?a.
-enum class CondKind { NotFree, Fresh, IsScalar, SameType, InRange, Partial, Forces, Fact };
+// never_fails(?a): evaluating the index expression a cannot fail (ir::logic::never_fails), so a
+// rule may evaluate it where the left side did not (the prover's integers are total).
+enum class CondKind {
+  NotFree,
+  Fresh,
+  IsScalar,
+  SameType,
+  InRange,
+  Partial,
+  Forces,
+  NeverFails,
+  Fact
+};
 
 struct Condition {
   CondKind kind;

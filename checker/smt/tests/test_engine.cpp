@@ -79,6 +79,15 @@ TEST_CASE("Iverson algebra, sum elimination and ring rules (000 P11, SE, 001 Fig
   CHECK(simplify("sum[k < n] [k == i] * x[k]") == "[0 <= i && i < n] * x[i]");
   CHECK(simplify("y * 1 + 0") == "y");
   CHECK(simplify("exists[k < n] k == i + 1") == "0 <= i + 1 && i + 1 < n");
+  // never_fails(?a) (decision 184): i % m is evaluated only inside a non-empty sum, so at m = 0
+  // the eliminated form `[0 <= i % m && ...]` failed where the sum is 0; a literal divisor is safe
+  CHECK(simplify("sum[k < m] [k == i % m] * c[k]") == "sum[k < m] [k == i % m] * c[k]");
+  CHECK(simplify("sum[k < n] [k == i % 2] * x[k]") == "[i % 2 < n] * x[i % 2]");
+  CHECK(simplify("exists[k < m] k == i % m") == "exists[k < m] k == i % m");
+  CHECK(simplify("sum[k < n] [k == i64(floor(y))] * x[k]") ==
+        "sum[k < n] [k == i64(floor(y))] * x[k]");
+  CHECK(simplify("loop[k < n] (s = 0.0) { next select(k == i % m, y, s) }") ==
+        "loop[k < n] (s = 0) {\n  next select(k == i % m, y, s)\n}");
 }
 
 TEST_CASE("the trace names each rule with its citation and source position", "[smt]") {

@@ -22,7 +22,7 @@ const RuleTable& loop_table() {
           {.name = "single-hit-loop",
            .lhs = "loop[?k < ?n] (?x = ?e0) { next select(?k == ?a, ?e1, ?x) }",
            .rhs = "select(0 <= ?a && ?a < ?n, { let ?x = ?e0; { let ?k = ?a; ?e1 } }, ?e0)",
-           .when = "not_free(?k, ?a); not_free(?x, ?a)",
+           .when = "not_free(?k, ?a); not_free(?x, ?a); never_fails(?a)",
            .domain = D::Ieee,
            .cite = "001 (e4) with its bounds check"},
       });
