@@ -93,6 +93,16 @@ ProgramInputs load_program_inputs(const std::string& file, const std::string& fu
     inputs[k] = ir::adapt_to_param(ir::read_tensor_file(it->second, f->params[k]->type.elem),
                                    f->params[k]->type, "input `" + name + "` (" + it->second + ")");
     have[k] = true;
+    // An i64 parameter used as a size, read from a file, is that size: a --size for it that
+    // differs was silently ignored (an audit finding).
+    if (std::find(f->sizes.begin(), f->sizes.end(), f->params[k]) != f->sizes.end() &&
+        inputs[k].ints.size() == 1) {
+      const std::int64_t v = inputs[k].ints[0];
+      if (explicit_sizes.count(name) && sizes.at(name) != v)
+        throw Error("--size " + name + "=" + std::to_string(sizes.at(name)) + " but input `" +
+                    name + "` (" + it->second + ") is " + std::to_string(v));
+      if (!sizes.count(name)) sizes[name] = v;
+    }
     const auto& dims = f->params[k]->type.dims;
     for (std::size_t d = 0; d < dims.size(); ++d) {
       if (!dims[d].as<ir::Var>()) continue;

@@ -115,4 +115,12 @@ Expr from_affine(const Affine& a) {
   return out;
 }
 
+Expr extent_of_bound(Expr b) {
+  auto a = to_affine(b, /*opaque_atoms=*/true);
+  bool non_negative = a && a->constant >= 0;
+  if (a)
+    for (const auto& [atom, c] : a->coeffs) non_negative = non_negative && c > 0 && atom.as<Var>();
+  return non_negative ? b : dsl::max(b, dsl::ilit(0));
+}
+
 }  // namespace adlab::ir

@@ -23,6 +23,11 @@ std::optional<Affine> to_affine(Expr e, bool opaque_atoms = false);
 bool is_affine(Expr e);
 // An i64 expression for an affine form: atoms in creation order, `a + b - 2 * c + 3`.
 Expr from_affine(const Affine& a);
+// A loop bound as the extent of a gen over the same range: b where its affine form has a
+// non-negative constant and non-negative coefficients on variables (sizes are >= 0), else
+// max(b, 0). A sum over a negative range is empty, but a gen over one is an error, so a value
+// lifted out of a sum into a gen over its binders needs the clamp (decision 185).
+Expr extent_of_bound(Expr b);
 // Whether two integer expressions are equal for every value of their variables (a sound,
 // incomplete test: equal affine forms over opaque atoms).
 bool provably_equal(Expr a, Expr b);

@@ -383,6 +383,19 @@ Expr Tangents::lane_running_extremum(Expr e) {
 
 // D-IFold: the state carries its tangent at the current direction.
 Expr Tangents::lane_loop(Expr e) {
+  {
+    // The dual loop is emitted in a statement after the primal one, where a let may already bind
+    // a state's name and type (`let s = loop[t < 2] (s = x) {...}`: one interned variable), and
+    // the language has no shadowing: the states are renamed apart (an audit finding).
+    auto* l0 = e.as<Loop>();
+    SubstMap rename;
+    std::vector<Expr> fresh;
+    for (auto s : l0->state) {
+      fresh.push_back(Var::make(Context::current().fresh_name(var_name(s)), s->type));
+      rename[s] = fresh.back();
+    }
+    e = Loop::make(l0->dom, fresh, l0->init, substitute(l0->body, rename));
+  }
   auto* l = e.as<Loop>();
   if (opt_.fuse) {
     Expr r = lane_running_extremum(e);

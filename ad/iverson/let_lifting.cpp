@@ -5,6 +5,7 @@
 
 #include "ad/iverson/pass_util.h"
 #include "ad/strategy.h"
+#include "ir/affine.h"
 #include "ir/context.h"
 #include "ir/mutator.h"
 #include "ir/substitute.h"
@@ -128,6 +129,17 @@ class LetLifter : public Mutator {
     return fresh;
   }
 
+  // A gen value lifted into a gen over enclosing binders is evaluated even where an enclosing
+  // sum ranges over nothing, and a gen's negative bound is an error: its extents are clamped
+  // (they are the value's type, so the adjoint's gens follow; decision 185).
+  static Expr with_clamped_extents(Expr value) {
+    auto* g = value.as<Gen>();
+    if (!g || g->dom.is_stored()) return value;
+    Domain d = g->dom;
+    for (auto& b : d.bounds) b = extent_of_bound(b);
+    return Gen::make(d, with_clamped_extents(g->body));
+  }
+
   Expr under(const Domain& dom, Expr body) {
     for (std::size_t k = 0; k < dom.vars.size(); ++k)
       binders_.push_back(Binder{dom.vars[k], dom.bounds[k]});
@@ -180,7 +192,8 @@ class LetLifter : public Mutator {
       if (!used[k]) continue;
       for (const auto& b : binders_)
         if (is_free_in(b.var, binders_[k].bound)) unsupported(at, "a triangular sum bound");
-      dom.push_back(binders_[k]);
+      // a sum's range may be negative (empty); the gen over it may not (decision 185)
+      dom.push_back(Binder{binders_[k].var, extent_of_bound(binders_[k].bound)});
       prefix.push_back(binders_[k].var);
     }
     Expr body = value;
@@ -199,6 +212,7 @@ class LetLifter : public Mutator {
       body = Iverson::make(condition_pred(conds_[c]), body);  // a lazy strong zero, as the
                                                               // select branch was
     }
+    if (!dom.empty()) body = with_clamped_extents(body);
     body = gen_over(dom, body);
     std::string name;
     for (auto v : vars) name += (name.empty() ? "" : "_") + var_name(v);

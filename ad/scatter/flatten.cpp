@@ -219,9 +219,11 @@ class Flattener {
         auto& n = *e.as<Gen>();
         if (n.dom.is_stored()) unsupported(e, "gen over stored entries");
         Scope s2 = s;
+        // Under binders the gen is lifted into a gen over theirs, evaluated even where an
+        // enclosing sum is empty: its own bound is clamped there as theirs are (decision 185).
         for (std::size_t k = 0; k < n.dom.vars.size(); ++k) {
           s2.vars.push_back(n.dom.vars[k]);
-          s2.hull.push_back(n.dom.bounds[k]);
+          s2.hull.push_back(s.vars.empty() ? n.dom.bounds[k] : extent_of_bound(n.dom.bounds[k]));
         }
         Val body = flat(n.body, s2);
         return lift(body, s, s2, "g", e);

@@ -11,22 +11,6 @@ namespace adlab::ad::scatter {
 
 using namespace ir;
 
-namespace {
-
-Expr zero() {
-  return Literal::make(0, ElemType::I64);
-}
-
-// Sizes and other variables are taken as non-negative, as the hull below takes them.
-bool non_negative(const Affine& a) {
-  if (a.constant < 0) return false;
-  for (const auto& [atom, c] : a.coeffs)
-    if (c < 0 || !atom.as<Var>()) return false;
-  return true;
-}
-
-}  // namespace
-
 bool hull_is_exact(Expr hull, Expr bound) {
   if (hull == bound) return true;
   auto* m = hull.as<Prim>();
@@ -38,7 +22,7 @@ std::optional<Expr> hull_bound(Expr bound, const std::vector<Expr>& vars,
   bool uses = false;
   for (auto v : vars) uses = uses || is_free_in(v, bound);
   auto a = to_affine(bound, /*opaque_atoms=*/true);
-  if (!uses) return a && non_negative(*a) ? bound : dsl::max(bound, zero());
+  if (!uses) return extent_of_bound(bound);
   if (!a) return std::nullopt;
   // v <= hull(v) - 1 and v >= 0: c v <= c hull(v) for c > 0, and c v <= 0 for c < 0
   Expr out =

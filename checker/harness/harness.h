@@ -40,6 +40,7 @@ struct ClosedFormCheck {
   Status status = Status::Error;
   std::string detail, where;
   double worst_error = 0, tolerance = 0;
+  bool measured = false;  // worst_error was computed (an expected primal has no such number)
 };
 
 // <y', J x'> (forward strategy) against <J^T y', x'> (reverse strategy) on random directions.
@@ -67,8 +68,10 @@ struct HarnessResult {
   std::vector<ClosedFormCheck> closed_forms;
   std::vector<AdjointCheck> adjoints;
   std::vector<std::string> entries;  // ids, in order
-  // Every supported cell, closed form and adjoint test passed (an AT-KINK a self-test entry
-  // expects counts as passed).
+  // Cells that ran (not UNSUPPORTED), closed forms and adjoint tests: what was compared.
+  std::size_t compared() const;
+  // Every compared cell, closed form and adjoint test passed (an AT-KINK a self-test entry
+  // expects counts as passed), and something was compared.
   bool ok() const;
 };
 

@@ -20,6 +20,10 @@ nlohmann::json number(double v) {
 bool measured(const Cell& c) {
   return c.status == Status::Pass || c.status == Status::Fail;
 }
+// A cell's status as the table prints it: the self-test's expected AT-KINK marked `*`.
+std::string cell_status(const Cell& c) {
+  return std::string(status_name(c.status)) + (c.expected_kink ? "*" : "");
+}
 }  // namespace
 
 nlohmann::json to_json(const HarnessResult& r, const HarnessOptions& o) {
@@ -59,27 +63,37 @@ nlohmann::json to_json(const HarnessResult& r, const HarnessOptions& o) {
   }
   j["closed_forms"] = nlohmann::json::array();
   for (const auto& c : r.closed_forms)
-    j["closed_forms"].push_back({{"entry", c.entry},
-                                 {"function", c.function},
-                                 {"status", status_name(c.status)},
-                                 {"detail", c.detail},
-                                 {"where", c.where},
-                                 {"worst_error", number(c.worst_error)},
-                                 {"tolerance", number(c.tolerance)}});
+    j["closed_forms"].push_back(
+        {{"entry", c.entry},
+         {"function", c.function},
+         {"status", status_name(c.status)},
+         {"detail", c.detail},
+         {"where", c.where},
+         {"worst_error", c.measured ? number(c.worst_error) : nlohmann::json()},
+         {"tolerance", number(c.tolerance)}});
   j["adjoint_tests"] = nlohmann::json::array();
   for (const auto& a : r.adjoints)
-    j["adjoint_tests"].push_back({{"entry", a.entry},
-                                  {"forward", a.forward},
-                                  {"reverse", a.reverse},
-                                  {"status", status_name(a.status)},
-                                  {"lhs", number(a.lhs)},
-                                  {"rhs", number(a.rhs)},
-                                  {"error", number(a.error)},
-                                  {"tolerance", number(a.tolerance)},
-                                  {"detail", a.detail}});
-  std::map<std::string, int> tally;
-  for (const auto& c : r.cells) ++tally[status_name(c.status)];
-  j["summary"] = {{"cells", tally}, {"ok", r.ok()}};
+    j["adjoint_tests"].push_back(
+        {{"entry", a.entry},
+         {"forward", a.forward},
+         {"reverse", a.reverse},
+         {"status", status_name(a.status)},
+         {"lhs", number(a.lhs)},
+         {"rhs", number(a.rhs)},
+         {"error", a.status == Status::Error ? nlohmann::json() : number(a.error)},
+         {"tolerance", number(a.tolerance)},
+         {"detail", a.detail}});
+  // The table's tallies: an expected AT-KINK (`AT-KINK*`) apart from a real one; the closed
+  // forms and adjoint tests, which decide `ok` as the cells do; and how much was compared.
+  std::map<std::string, int> tally, closed, adjoint;
+  for (const auto& c : r.cells) ++tally[cell_status(c)];
+  for (const auto& c : r.closed_forms) ++closed[status_name(c.status)];
+  for (const auto& a : r.adjoints) ++adjoint[status_name(a.status)];
+  j["summary"] = {{"cells", tally},
+                  {"closed_forms", closed},
+                  {"adjoint_tests", adjoint},
+                  {"compared", r.compared()},
+                  {"ok", r.ok()}};
   return j;
 }
 
@@ -98,9 +112,8 @@ void print_table(std::ostream& os, const HarnessResult& r) {
      << "\n";
   std::map<std::string, int> tally;
   for (const auto& c : r.cells) {
-    std::string status = status_name(c.status);
-    if (c.expected_kink) status += "*";  // the self-test's expected outcome
-    ++tally[status];                     // expected outcomes counted apart from real ones
+    const std::string status = cell_status(c);
+    ++tally[status];  // expected outcomes counted apart from real ones
     os << std::left << std::setw(entry_w) << c.entry << std::setw(strategy_w) << c.strategy
        << std::setw(15) << c.backend << std::setw(9) << c.mode << std::setw(12) << status
        << std::right;
@@ -148,7 +161,23 @@ void print_table(std::ostream& os, const HarnessResult& r) {
       os << "AT-KINK* is the expected outcome of a checker self-test entry (`expect`: at-kink)\n";
       break;
     }
-  os << (r.ok() ? "OK: every supported cell passed\n" : "NOT OK: some cells did not pass\n");
+  if (r.compared() == 0) {
+    os << "NOTHING CHECKED: every selected cell is UNSUPPORTED, with no closed form or adjoint "
+          "test\n";
+    return;
+  }
+  if (r.ok()) {
+    os << "OK: every supported cell passed\n";
+    return;
+  }
+  // Name what did not pass: a wrong closed form fails the run while every cell passes.
+  std::size_t bad_cells = 0;
+  for (const auto& c : r.cells)
+    bad_cells += c.status != Status::Pass && c.status != Status::Unsupported &&
+                 !(c.status == Status::AtKink && c.expected_kink);
+  os << "NOT OK: " << bad_cells << " cell(s), " << (r.closed_forms.size() - cf_pass)
+     << " closed form(s) and " << (r.adjoints.size() - adj_pass)
+     << " adjoint test(s) did not pass\n";
 }
 
 }  // namespace adlab::checker

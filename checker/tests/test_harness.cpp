@@ -9,6 +9,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <sstream>
+
 #include "backends/backend.h"
 #include "checker/complexity/complexity.h"
 #include "checker/harness/harness.h"
@@ -129,7 +131,50 @@ TEST_CASE("fd passes every supported cell of the dftilde suite", "[unit]") {
     int tallied = 0;
     for (auto& [status, n] : j["summary"]["cells"].items()) tallied += n.get<int>();
     CHECK(tallied == static_cast<int>(r.cells.size()));
+    // The closed forms and adjoint tests, which decide `ok` as the cells do, are counted too.
+    int forms = 0, adjoints = 0;
+    for (auto& [status, n] : j["summary"]["closed_forms"].items()) forms += n.get<int>();
+    for (auto& [status, n] : j["summary"]["adjoint_tests"].items()) adjoints += n.get<int>();
+    CHECK(forms == static_cast<int>(r.closed_forms.size()));
+    CHECK(adjoints == static_cast<int>(r.adjoints.size()));
+    CHECK(j["summary"]["compared"] == r.compared());
   }
+}
+
+TEST_CASE("a run that compared nothing is not OK, and a failed closed form is named", "[unit]") {
+  // Every cell UNSUPPORTED (an hvp-only entry checked with dualrev) printed `OK: every supported
+  // cell passed` and exited 0 (an audit finding).
+  HarnessResult r;
+  r.entries = {"e"};
+  Cell c;
+  c.entry = "e";
+  c.strategy = "dualrev";
+  c.backend = "engine/interp";
+  c.mode = "hvp";
+  c.status = Status::Unsupported;
+  r.cells = {c};
+  CHECK(r.compared() == 0);
+  CHECK_FALSE(r.ok());
+  std::ostringstream table;
+  print_table(table, r);
+  CHECK(table.str().find("NOTHING CHECKED") != std::string::npos);
+  CHECK(to_json(r, HarnessOptions{})["summary"]["ok"] == false);
+  // A passing cell beside a wrong closed form: the last line says what failed.
+  r.cells[0].status = Status::Pass;
+  ClosedFormCheck f;
+  f.entry = "e";
+  f.function = "e_grad";
+  f.status = Status::Fail;
+  r.closed_forms = {f};
+  CHECK(r.compared() == 2);
+  CHECK_FALSE(r.ok());
+  std::ostringstream table2;
+  print_table(table2, r);
+  CHECK(
+      table2.str().find("NOT OK: 0 cell(s), 1 closed form(s) and 0 adjoint test(s) did not pass") !=
+      std::string::npos);
+  // Its error was never measured: null, not a perfect 0.
+  CHECK(to_json(r, HarnessOptions{})["closed_forms"][0]["worst_error"].is_null());
 }
 
 TEST_CASE("loglog_slope recovers the exponent of exact power laws", "[unit]") {

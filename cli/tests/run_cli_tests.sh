@@ -224,6 +224,25 @@ EOF
 "$ADLAB" check wrong --strategy fd >out 2>err
 check "check with a wrong closed form exits 1" test $? -eq 1
 check "check names the wrong closed form" grep -qE '^closed form t/dot \(dot_wrong_grad\): FAIL' out
+check "check's last line counts the failed closed form" \
+  grep -qxF "NOT OK: 0 cell(s), 1 closed form(s) and 0 adjoint test(s) did not pass" out
+# Nothing compared (every cell UNSUPPORTED: dualrev has no hvp) is not a pass (decision 186).
+mkdir -p hvponly
+cp good/dot.adl hvponly/dot.adl
+cat >hvponly/manifest.json <<EOF
+{"suite": "t", "source": "cli tests", "entries": [
+  {"name": "dot", "program": "dot.adl", "function": "dot", "source": "cli tests",
+   "sizes": {"small": {"n": 3}, "full": {"n": 8}}, "modes": ["hvp"],
+   "inputs": {"x": {"value": [1, 2, 3]}, "y": {"value": [4, 5, 6]}}}]}
+EOF
+"$ADLAB" check hvponly --strategy dualrev >out 2>err
+check "check that compared nothing exits 1" test $? -eq 1
+check "check that compared nothing says so" grep -qF "NOTHING CHECKED: every selected cell is UNSUPPORTED" out
+# An i64 size parameter read from a file is that size: a different --size is an error.
+printf 'func sp(k: i64, x: f64[k]) -> f64 {\n  return sum[i < k] x[i]\n}\n' >sp.adl
+echo '3' >k3.json
+expect_err "eval with --size against an i64 size read from a file" \
+  'error: --size k=5 but input `k` (k3.json) is 3' eval sp.adl --size k=5 --input k=k3.json --input x=x.json
 
 # Audit findings (decision 174): nothing selected is not a pass; manifests are checked whole.
 expect_err "check with a filter that selects nothing" 'error: no suite entry selected (--filter `nosuch`)' \
