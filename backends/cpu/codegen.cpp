@@ -788,7 +788,15 @@ void Emitter::function(const Function& f, bool entry) {
     if (fparams[k].empty()) hoist_view(pnames[k], f.params[k]->type);
   for (std::size_t k = 0; k < f.sizes.size(); ++k) {
     Expr s = f.sizes[k];
-    if (names.count(s.get())) continue;  // an i64 parameter used as a size
+    if (names.count(s.get())) {  // an i64 parameter used as a size
+      if (!entry) {              // the entry's are checked by adlab (bind_sizes)
+        int st = site(s, "size `" + var_name(s) +
+                             "` is {a}: the cpu backend takes sizes in [0, "
+                             "2^48]");
+        line("adlab_rt::size_in_range(" + std::to_string(st) + ", " + names[s.get()] + ");");
+      }
+      continue;
+    }
     std::string n = fresh(var_name(s));
     names[s.get()] = n;
     if (entry) {
@@ -804,7 +812,11 @@ void Emitter::function(const Function& f, bool entry) {
         std::string dim = pnames[p] + ".shape[" + std::to_string(d) + "]";
         if (from.empty()) {
           from = dim;
-          line("const i64 " + n + " = " + dim + ";");
+          int st = site(f.params[p], "size `" + var_name(s) +
+                                         "` is {a}: the cpu backend takes "
+                                         "sizes in [0, 2^48]");
+          line("const i64 " + n + " = adlab_rt::size_in_range(" + std::to_string(st) + ", " + dim +
+               ");");
         } else {
           int st = site(f.params[p], "shape mismatch: size `" + var_name(s) +
                                          "` is {b} but parameter `" + var_name(f.params[p]) +

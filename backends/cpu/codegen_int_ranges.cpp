@@ -1,13 +1,15 @@
 // IR -> C++ for the cpu backend: which i64 operations cannot overflow. The language has no
 // wrap-around (decision 164), so an i64 + - * or negation whose result the operands' ranges do
 // not prove to fit is emitted as a checked call that fails as the interpreter does (decision
-// 181). The ranges come from literals, sizes (>= 0: bound from shapes) and loop variables
-// (0 <= v < bound), so the index arithmetic of loops (`i + 1`, `n - 1 - i`) stays plain.
+// 181). The ranges come from literals, sizes (in [0, 2^48], checked where they are bound) and
+// loop variables (0 <= v < bound), so index arithmetic (`i + 2`, `n - 1 - i`, `2 * n`) stays
+// plain.
 #include <algorithm>
 #include <limits>
 #include <optional>
 
 #include "backends/cpu/codegen_impl.h"
+#include "backends/cpu/runtime/adlab_cpu_rt.h"
 #include "ir/int_arith.h"
 
 namespace adlab::backends::cpu {
@@ -55,7 +57,8 @@ Emitter::IntRange Emitter::int_range(Expr e) const {
       return {v, v};
     }
     case NodeKind::Var: {
-      if (sizes_.count(e.get())) return {0, kAnyI64.hi};  // bound (checked >= 0) from shapes
+      // checked in [0, 2^48] where bound (adlab's bind_sizes, size_in_range in callees)
+      if (sizes_.count(e.get())) return {0, adlab_rt::kMaxSize};
       auto vb = var_bound.find(e.get());
       if (vb == var_bound.end()) return kAnyI64;
       // A loop runs v over [lo, hi) with 0 <= lo and hi <= bound (narrowing only shrinks it).

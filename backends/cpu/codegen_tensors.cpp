@@ -1,10 +1,13 @@
 // IR -> C++ for the cpu backend: domains, gen, reductions, scan, loop and scatter (DESIGN 2.2,
 // 2.3), with OpenMP on the outermost gen and sum and contractions sent to the Eigen kernels.
 #include <algorithm>
+#include <functional>
+#include <limits>
 #include <stdexcept>
 
 #include "backends/cpu/codegen_impl.h"
 #include "ir/context.h"
+#include "ir/int_arith.h"
 #include "ir/syntax/printer.h"
 #include "ir/visitor.h"
 
@@ -102,16 +105,6 @@ void Emitter::close_domain(const Domain& d) {
 }
 
 namespace {
-// Whether e is an affine-safe index expression (variables, literals, + - *: no errors possible)
-// that mentions none of `banned`.
-bool safe_without(Expr e, const std::vector<Expr>& banned) {
-  if (e.as<Literal>()) return true;
-  if (e.as<Var>()) return std::find(banned.begin(), banned.end(), e) == banned.end();
-  auto* b = e.as<Binary>();
-  if (!b || !(b->op == BinaryOp::Add || b->op == BinaryOp::Sub || b->op == BinaryOp::Mul))
-    return false;
-  return safe_without(b->a, banned) && safe_without(b->b, banned);
-}
 void conjuncts(Expr p, std::vector<Expr>& out) {
   auto* b = p.as<Binary>();
   if (b && b->op == BinaryOp::And) {
@@ -128,16 +121,48 @@ void conjuncts(Expr p, std::vector<Expr>& out) {
 void Emitter::narrow(const Domain& d, std::size_t k, Expr guard, std::string& lo, std::string& hi) {
   Expr v = d.vars[k];
   std::vector<Expr> banned(d.vars.begin() + static_cast<std::ptrdiff_t>(k), d.vars.end());
+  // A bound is computed at the loop head, also where the loop runs nothing or an outer bracket
+  // is false: it may use only variables, literals and + - * whose ranges prove no overflow.
+  std::function<bool(Expr)> safe = [&](Expr e) {
+    if (e.as<Literal>()) return true;
+    if (e.as<Var>()) return std::find(banned.begin(), banned.end(), e) == banned.end();
+    auto* b = e.as<Binary>();
+    if (!b || !(b->op == BinaryOp::Add || b->op == BinaryOp::Sub || b->op == BinaryOp::Mul))
+      return false;
+    return fits_i64(*b) && safe(b->a) && safe(b->b);
+  };
+  // Whether evaluating a conjunct can fail (a read, an i64 op not proved to fit, a division).
+  std::function<bool(Expr)> cannot_fail = [&](Expr e) {
+    if (e.as<Literal>() || e.as<Var>()) return true;
+    if (auto* u = e.as<Unary>())
+      return cannot_fail(u->a) && (u->op == UnaryOp::Not || is_float(u->a->type.elem) ||
+                                   int_range(u->a).lo > std::numeric_limits<std::int64_t>::min());
+    auto* b = e.as<Binary>();
+    if (!b) return false;
+    if (b->op == BinaryOp::Div || b->op == BinaryOp::Mod) {
+      auto* lit = b->b.as<Literal>();
+      if (!is_float(b->a->type.elem) && (!lit || !(lit->value >= 1))) return false;
+    } else if (!is_float(b->a->type.elem) && is_int_arith(b->op) && !fits_i64(*b)) {
+      return false;
+    }
+    return cannot_fail(b->a) && cannot_fail(b->b);
+  };
   std::vector<Expr> cs;
   conjuncts(guard, cs);
   for (Expr c : cs) {
+    // `&&` evaluates left to right: a conjunct that can fail must still run at every point it
+    // ran at (where it fails in the interpreter), so no later conjunct narrows (an audit finding:
+    // `[(2 - i) * k > 0 && i >= 2]` skipped the overflow at i = 0).
     auto* b = c.as<Binary>();
-    if (!b || !is_comparison(b->op) || b->op == BinaryOp::Ne || is_float(b->a->type.elem)) continue;
+    if (!b || !is_comparison(b->op) || b->op == BinaryOp::Ne || is_float(b->a->type.elem)) {
+      if (!cannot_fail(c)) break;
+      continue;
+    }
     BinaryOp op = b->op;
     Expr e;
-    if (b->a == v && safe_without(b->b, banned)) {
+    if (b->a == v && safe(b->b)) {
       e = b->b;
-    } else if (b->b == v && safe_without(b->a, banned)) {
+    } else if (b->b == v && safe(b->a)) {
       e = b->a;  // e op v: mirror the comparison
       op = op == BinaryOp::Lt   ? BinaryOp::Gt
            : op == BinaryOp::Gt ? BinaryOp::Lt
@@ -145,6 +170,7 @@ void Emitter::narrow(const Domain& d, std::size_t k, Expr guard, std::string& lo
            : op == BinaryOp::Ge ? BinaryOp::Le
                                 : op;
     } else {
+      if (!cannot_fail(c)) break;
       continue;
     }
     std::string x = "(" + index(e) + ")";

@@ -171,6 +171,9 @@ class CpuExecutable : public Executable, public cpu::TypedExecutable {
     adlab_rt::Failure failure{};
     adlab_rt::Services services{&cpu::gemm, &cpu::gemv, &state, &result_buffer};
     int rc = entry_(args.data(), sizes.data(), &sink, &failure, &services);
+    if (rc == 1 && failure.kind == adlab_rt::kTooLarge)
+      throw Error(f.pos, "a tensor has more than 2^63 entries (the shape's product overflows at " +
+                             std::to_string(failure.a) + " x " + std::to_string(failure.b) + ")");
     if (rc == 1) {
       if (failure.site < 0 || static_cast<std::size_t>(failure.site) >= unit_.sites.size())
         throw InternalError("cpu backend: a failure at an unknown site");
@@ -203,6 +206,9 @@ class CpuExecutable : public Executable, public cpu::TypedExecutable {
       if (n < 0)
         throw Error(f.pos,
                     "size `" + ir::var_name(s) + "` is negative (" + std::to_string(n) + ")");
+      if (n > adlab_rt::kMaxSize)  // the generated code's range analysis assumes it (decision 187)
+        throw Unsupported(f.pos, "cpu backend: size `" + ir::var_name(s) + "` is " +
+                                     std::to_string(n) + ", above the 2^48 the backend takes");
       auto [it, fresh] = sizes.emplace(s.get(), n);
       if (!fresh && it->second != n)
         throw Error(where, "shape mismatch: size `" + ir::var_name(s) + "` is " +

@@ -98,8 +98,14 @@ enum FailKind : int {
   kConvert = 7,       // i64(...) of a value that is not a representable integer
   kArg = 8,           // argument a does not match its parameter (b: 0 rank, 1 dim c, 2 kind)
   kSizeMismatch = 9,  // size bound twice: a vs b (site: the parameter)
-  kOverflow = 10      // an i64 result does not fit (a op b), as the interpreter's (decision 181)
+  kOverflow = 10,     // an i64 result does not fit (a op b), as the interpreter's (decision 181)
+  kTooLarge = 11,     // a shape's entries: a times dimension b overflows (site -1: the function)
+  kSizeRange = 12     // a size a outside [0, kMaxSize]
 };
+
+// The largest size the generated code takes (a dense dimension of 2^48 f64 entries is 2 PiB):
+// bounding sizes lets the i64 range analysis prove `i + 2` and `2 * n` fit (decision 187).
+inline constexpr i64 kMaxSize = i64(1) << 48;
 
 [[noreturn]] inline void fail(int site, int kind, i64 a = 0, i64 b = 0, i64 c = 0) {
   throw Failure{site, kind, a, b, c};
@@ -254,14 +260,17 @@ struct Tensor {
     if (!heap) heap = std::make_unique<Heap>();
     return *heap;
   }
-  i64 numel() const {
-    i64 n = 1;
-    for (i64 d = 0; d < rank; ++d) n *= shape[d];
-    return n;
-  }
+  // Entry counts; a shape of more than 2^63 entries fails as in the interpreter (the product
+  // wrapped to 0 and the loops wrote past an inline array; an audit finding).
+  i64 numel() const { return inner(0); }
   i64 inner(i64 from) const {
     i64 n = 1;
-    for (i64 d = from; d < rank; ++d) n *= shape[d];
+    for (i64 d = from; d < rank; ++d) {
+      i64 next;
+      if (__builtin_mul_overflow(n, shape[d], &next)) [[unlikely]]
+        fail(-1, kTooLarge, n, shape[d]);
+      n = next;
+    }
     return n;
   }
   E* data() { return w; }
@@ -387,6 +396,13 @@ inline i64 neg_i64(int site, i64 x) {
   if (__builtin_sub_overflow(i64(0), x, &r)) [[unlikely]]
     fail(site, kOverflow, x);
   return r;
+}
+
+// A callee's size (from a parameter's shape, or an i64 parameter), in [0, kMaxSize].
+inline i64 size_in_range(int site, i64 n) {
+  if (n < 0 || n > kMaxSize) [[unlikely]]
+    fail(site, kSizeRange, n);
+  return n;
 }
 
 // Floor division and its remainder (divisor checked positive by the caller's site).

@@ -341,6 +341,14 @@ TEST_CASE("cpu: i64 arithmetic that overflows fails as the interpreter does (dec
       // a loop variable times a parameter: the index range does not prove it fits
       {"i64[n]", "gen[i < n] i * k", big / 2 + 1, "integer overflow in `i * k`"},
       {"i64[n]", "gen[i < n] k - i", low + 1, "integer overflow in `k - i`"},
+      // Loop narrowing stops at a conjunct that can fail: it runs at every point, as in the
+      // interpreter (`(2 - i) * k` overflows at i = 0; cpu skipped i < 2 and gave 0), and a
+      // bound is computed at the loop head only when its arithmetic is proved to fit (`k * 2`
+      // behind a false `i > n` is never evaluated; cpu failed on it).
+      {"i64", "sum[i < n] [(2 - i) * k > 0 && i >= 2] * i", std::int64_t(1) << 62,
+       "integer overflow in `(2 - i) * k`"},
+      {"f64", "sum[i < n] [x[i - 2] > 0 && i >= 2] * x[i]", 0, "index out of range: `i - 2`"},
+      {"i64", "sum[i < n] [i > n && i >= k * 2] * i", std::int64_t(1) << 62, "values 0"},
       // right up to the edge the values are exact
       {"i64", "k - 1 + 1", big, "values 9223372036854775807"},
       {"i64", "sum[i < 2] k", big / 2, "values 9223372036854775806"},
@@ -352,6 +360,39 @@ TEST_CASE("cpu: i64 arithmetic that overflows fails as the interpreter does (dec
     CHECK(want.rfind(c.want, 0) == 0);
     CHECK(outcome("cpu", c.result, c.body, c.k) == want);
   }
+  // A shape of 2^64 entries: the product wrapped to 0 and the loops wrote past an inline array
+  // (a segfault); both fail now (the messages differ: the cpu runtime has no IR position there).
+  ir::Module huge = ir::parse_module(
+      "func f[m](x: f64[n]) -> f64 {\n  return (gen[i < m, j < m] x[0] * f64(i + j))[1, 2]\n}\n",
+      "t.adl");
+  for (const char* backend : {"interp", "cpu"}) {
+    INFO(backend);
+    test::use_test_cache();
+    Options o;
+    o.sizes = {{"m", std::int64_t(1) << 32}};
+    auto exe = BackendRegistry::instance().get(backend).compile(huge.entry("f"), o);
+    CHECK_THROWS_WITH(exe->run({vec({1.5})}), Catch::Contains("more than 2^63 entries"));
+  }
+  // Sizes are in [0, 2^48] (decision 187; the range analysis assumes it): above, the cpu backend
+  // declines; a callee's i64 size parameter is checked at its entry (it was not even for < 0).
+  Options above;
+  above.sizes = {{"m", std::int64_t(1) << 49}};
+  CHECK_THROWS_WITH(test::compile_for_test("cpu", huge.entry("f"))->run({vec({1.5})}),
+                    Catch::Contains("not bound"));
+  CHECK_THROWS_WITH(
+      BackendRegistry::instance().get("cpu").compile(huge.entry("f"), above)->run({vec({1.5})}),
+      Catch::Contains("above the 2^48 the backend takes"));
+  ir::Module callee = ir::parse_module(
+      "func g(k: i64) -> f64[k] {\n  return gen[i < k] 1.0\n}\n"
+      "func f(j: i64) -> f64 {\n  return sum[i < 1] g(j)[0]\n}\n",
+      "t.adl");
+  ir::Tensor j;
+  j.elem = ir::ElemType::I64;
+  j.ints = {-1};
+  CHECK_THROWS_WITH(test::compile_for_test("interp", callee.entry("f"))->run({j}),
+                    Catch::Contains("negative"));
+  CHECK_THROWS_WITH(test::compile_for_test("cpu", callee.entry("f"))->run({j}),
+                    Catch::Contains("size `k` is -1: the cpu backend takes sizes in [0, 2^48]"));
 }
 
 TEST_CASE("cpu: loop index arithmetic the bounds prove in range stays unchecked (decision 181)",
