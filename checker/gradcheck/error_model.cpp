@@ -13,47 +13,73 @@ namespace adlab::checker {
 
 namespace {
 constexpr double kSafety = 64;
-constexpr double kMaxModelTolerance = 1e-8;  // for double; f32's cap is scaled by 2^29
+// How far an ill-conditioned primal (rho) may widen the model: a cancellation elsewhere in the
+// function widened every derivative's tolerance to 1e-8, and an f32 one to 5.4 (the cap scaled
+// with u), so derivatives 400 % wrong passed (decision 188). The largest tolerance a suite
+// entry's AD cells needed is 4.7e-10 (accelerate/logsumexp2, worst error 3.7e-13).
+constexpr double kMaxRhoTolerance = 1e-10;
 
-bool type_has_f32(const ir::Type& t) {
-  if (t.is_tuple()) return std::any_of(t.fields.begin(), t.fields.end(), type_has_f32);
+bool is_f32(const ir::Type& t) {
+  if (t.is_tuple()) return std::any_of(t.fields.begin(), t.fields.end(), is_f32);
   return t.elem == ir::ElemType::F32;
 }
 
-bool has_f32(const ir::Expr& e, std::unordered_set<const ir::ExprNode*>& seen) {
+// Whether e computes anything in f32: an operation whose result is f32 (a conversion to f32
+// included). Reading an f32 parameter, or converting it to f64, is exact.
+bool computes_f32(const ir::Expr& e, std::unordered_set<const ir::ExprNode*>& seen) {
   if (!seen.insert(e.get()).second) return false;
-  if (type_has_f32(e->type)) return true;
+  switch (e->kind) {
+    case ir::NodeKind::Unary:
+    case ir::NodeKind::Binary:
+    case ir::NodeKind::Prim:
+    case ir::NodeKind::Reduce:
+    case ir::NodeKind::Scan:
+    case ir::NodeKind::Loop:
+      if (is_f32(e->type)) return true;
+      break;
+    default:
+      break;
+  }
   for (const auto& c : ir::children(e))
-    if (has_f32(c, seen)) return true;
+    if (computes_f32(c, seen)) return true;
   return false;
 }
 
-// Whether f computes or stores anything in f32.
-bool uses_f32(const ir::Function& f) {
-  std::unordered_set<const ir::ExprNode*> seen;
-  for (const auto& p : f.params)
-    if (type_has_f32(p->type)) return true;
-  for (const auto& st : f.stmts)
-    if (has_f32(st.value, seen)) return true;
+// Whether f's derivatives are f32 values or computed from f32 rounding (decision 177): f computes
+// in f32, returns an f32 result (a tangent has its type), or a differentiated parameter is f32
+// (its gradient block has its type). An f32 parameter only read into f64 arithmetic does not
+// make f64 derivatives f32-accurate (decision 188).
+bool derivatives_in_f32(const ir::Function& f, const std::vector<std::string>& wrt) {
+  for (const auto& p : f.params) {
+    const bool differentiated =
+        wrt.empty() ? ir::is_float(p->type.elem)
+                    : std::find(wrt.begin(), wrt.end(), ir::var_name(p)) != wrt.end();
+    if (differentiated && is_f32(p->type)) return true;
+  }
   for (const auto& r : f.results)
-    if (has_f32(r, seen)) return true;
+    if (is_f32(r->type)) return true;
+  std::unordered_set<const ir::ExprNode*> seen;
+  for (const auto& st : f.stmts)
+    if (computes_f32(st.value, seen)) return true;
+  for (const auto& r : f.results)
+    if (computes_f32(r, seen)) return true;
   return false;
 }
 }  // namespace
 
 std::string Tolerance::basis() const {
   std::ostringstream os;
-  os << "max(floor " << floor << ", 64 u sqrt(ops+1) max(1, rho/u)) with ops=" << ops
-     << ", rho=" << rho << ", u=" << unit_roundoff;
+  os << "max(floor " << floor << ", min(64 u sqrt(ops+1) max(1, rho/u), max(1e-10, "
+     << "64 u sqrt(ops+1)))) with ops=" << ops << ", rho=" << rho << ", u=" << unit_roundoff;
   return os.str();
 }
 
 Tolerance derive_tolerance(const ir::Function& f, const std::vector<ir::Tensor>& inputs,
                            const Reference& ref, const std::map<std::string, std::int64_t>& sizes,
-                           double floor) {
+                           double floor, const std::vector<std::string>& wrt) {
   Tolerance t;
   t.floor = floor;
-  if (uses_f32(f)) t.unit_roundoff = 0x1p-24;
+  if (derivatives_in_f32(f, wrt)) t.unit_roundoff = 0x1p-24;
   ir::Interpreter<double> interp(ir::EvalOptions{sizes, true, false});
   auto out = interp.run_tensors(f, inputs);
   t.ops = interp.counts().total();
@@ -74,10 +100,12 @@ Tolerance Tolerance::with_floor(double accuracy) const {
   Tolerance t = *this;
   t.floor = accuracy;
   const double u = unit_roundoff;
-  double model = kSafety * u * std::sqrt(static_cast<double>(ops) + 1) * std::max(1.0, rho / u);
+  const double rounding = kSafety * u * std::sqrt(static_cast<double>(ops) + 1);
+  const double model = rounding * std::max(1.0, rho / u);
   // An ill-conditioned primal (rho near 1, or a non-finite double result) must not widen the
-  // tolerance until anything passes: the model is capped.
-  t.value = std::max(t.floor, std::min(model, kMaxModelTolerance * (u / 0x1p-53)));
+  // tolerance until anything passes: rho widens it to 1e-10 at most, never past the rounding
+  // model of an f32 function.
+  t.value = std::max(t.floor, std::min(model, std::max(kMaxRhoTolerance, rounding)));
   return t;
 }
 

@@ -9,14 +9,16 @@
 
 namespace adlab::checker {
 
-// tolerance = max(floor, min(cap, C * u * sqrt(ops + 1) * max(1, rho / u))), u = 2^-53, C = 64,
-// ops the larger of the primal's and the checked program's operation counts, rho the primal's
-// measured relative float64 error (double run against the 50-digit run). `floor` is the strategy's
-// declared accuracy (0 for AD; finite differences declare theirs).
+// tolerance = max(floor, min(R max(1, rho / u), max(1e-10, R))) with R = C u sqrt(ops + 1),
+// u = 2^-53, C = 64, ops the larger of the primal's and the checked program's operation counts,
+// rho the primal's measured relative float64 error (double run against the 50-digit run): an
+// ill-conditioned primal widens the rounding model to 1e-10 at most (decision 188). `floor` is
+// the strategy's declared accuracy (0 for AD; finite differences declare theirs).
 struct Tolerance {
   double value = 0;
-  // u: 2^-53, or 2^-24 when the function computes or stores anything in f32 (its derivatives
-  // are f32 values, or are computed from them: decision 177)
+  // u: 2^-53, or 2^-24 when the derivatives are f32 values or computed from f32 rounding: the
+  // function computes in f32, returns f32, or a differentiated parameter is f32 (decisions
+  // 177, 188)
   double unit_roundoff = 0x1p-53;
   double rho = 0;
   std::int64_t ops = 0;
@@ -29,9 +31,10 @@ struct Tolerance {
   Tolerance allowing_ops(std::int64_t program_ops) const;
 };
 
+// `wrt`: the differentiated parameters' names (empty: every floating parameter).
 Tolerance derive_tolerance(const ir::Function& f, const std::vector<ir::Tensor>& inputs,
                            const Reference& ref, const std::map<std::string, std::int64_t>& sizes,
-                           double floor);
+                           double floor, const std::vector<std::string>& wrt = {});
 
 // Entry k's error is |got - want| / max(|want|, 1e-3 * scale(k), tiny), where scale(k) is the
 // largest |want| in k's group (a Jacobian row of one (result, wrt) block, or one block of a

@@ -91,7 +91,7 @@ bool prepare_entry(EntryContext& ctx, const HarnessOptions& o, std::string& kink
     ctx.ref = reference_jacobian(*ctx.f, ctx.inputs, ctx.wrt, ro);
     bool near = ctx.ref.kink.margin < o.kink_margin;
     if (!near && !ctx.ref.branch_change) {
-      ctx.tolerance = derive_tolerance(*ctx.f, ctx.inputs, ctx.ref, ctx.sizes, 0);
+      ctx.tolerance = derive_tolerance(*ctx.f, ctx.inputs, ctx.ref, ctx.sizes, 0, ctx.wrt);
       return true;
     }
     auto p = ir::pos_of(ctx.ref.kink.where, ctx.f->pos.source);
