@@ -792,7 +792,7 @@ void Emitter::function(const Function& f, bool entry) {
       if (!entry) {              // the entry's are checked by adlab (bind_sizes)
         int st = site(s, "size `" + var_name(s) +
                              "` is {a}: the cpu backend takes sizes in [0, "
-                             "2^48]");
+                             "2^31]");
         line("adlab_rt::size_in_range(" + std::to_string(st) + ", " + names[s.get()] + ");");
       }
       continue;
@@ -814,7 +814,7 @@ void Emitter::function(const Function& f, bool entry) {
           from = dim;
           int st = site(f.params[p], "size `" + var_name(s) +
                                          "` is {a}: the cpu backend takes "
-                                         "sizes in [0, 2^48]");
+                                         "sizes in [0, 2^31]");
           line("const i64 " + n + " = adlab_rt::size_in_range(" + std::to_string(st) + ", " + dim +
                ");");
         } else {

@@ -1,7 +1,7 @@
 // IR -> C++ for the cpu backend: which i64 operations cannot overflow. The language has no
 // wrap-around (decision 164), so an i64 + - * or negation whose result the operands' ranges do
 // not prove to fit is emitted as a checked call that fails as the interpreter does (decision
-// 181). The ranges come from literals, sizes (in [0, 2^48], checked where they are bound) and
+// 181). The ranges come from literals, sizes (in [0, 2^31], checked where they are bound) and
 // loop variables (0 <= v < bound), so index arithmetic (`i + 2`, `n - 1 - i`, `2 * n`) stays
 // plain.
 #include <algorithm>
@@ -57,7 +57,7 @@ Emitter::IntRange Emitter::int_range(Expr e) const {
       return {v, v};
     }
     case NodeKind::Var: {
-      // checked in [0, 2^48] where bound (adlab's bind_sizes, size_in_range in callees)
+      // checked in [0, 2^31] where bound (adlab's bind_sizes, size_in_range in callees)
       if (sizes_.count(e.get())) return {0, adlab_rt::kMaxSize};
       auto vb = var_bound.find(e.get());
       if (vb == var_bound.end()) return kAnyI64;

@@ -208,7 +208,7 @@ class CpuExecutable : public Executable, public cpu::TypedExecutable {
                     "size `" + ir::var_name(s) + "` is negative (" + std::to_string(n) + ")");
       if (n > adlab_rt::kMaxSize)  // the generated code's range analysis assumes it (decision 187)
         throw Unsupported(f.pos, "cpu backend: size `" + ir::var_name(s) + "` is " +
-                                     std::to_string(n) + ", above the 2^48 the backend takes");
+                                     std::to_string(n) + ", above the 2^31 the backend takes");
       auto [it, fresh] = sizes.emplace(s.get(), n);
       if (!fresh && it->second != n)
         throw Error(where, "shape mismatch: size `" + ir::var_name(s) + "` is " +

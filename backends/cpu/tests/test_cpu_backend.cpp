@@ -360,28 +360,29 @@ TEST_CASE("cpu: i64 arithmetic that overflows fails as the interpreter does (dec
     CHECK(want.rfind(c.want, 0) == 0);
     CHECK(outcome("cpu", c.result, c.body, c.k) == want);
   }
-  // A shape of 2^64 entries: the product wrapped to 0 and the loops wrote past an inline array
+  // A shape of 2^93 entries: the product wrapped and the loops wrote past an inline array
   // (a segfault); both fail now (the messages differ: the cpu runtime has no IR position there).
   ir::Module huge = ir::parse_module(
-      "func f[m](x: f64[n]) -> f64 {\n  return (gen[i < m, j < m] x[0] * f64(i + j))[1, 2]\n}\n",
+      "func f[m](x: f64[n]) -> f64 {\n  return (gen[i < m, j < m, l < m] x[0] * f64(i + j + l))[1, "
+      "2, 0]\n}\n",
       "t.adl");
   for (const char* backend : {"interp", "cpu"}) {
     INFO(backend);
     test::use_test_cache();
     Options o;
-    o.sizes = {{"m", std::int64_t(1) << 32}};
+    o.sizes = {{"m", std::int64_t(1) << 31}};
     auto exe = BackendRegistry::instance().get(backend).compile(huge.entry("f"), o);
     CHECK_THROWS_WITH(exe->run({vec({1.5})}), Catch::Contains("more than 2^63 entries"));
   }
-  // Sizes are in [0, 2^48] (decision 187; the range analysis assumes it): above, the cpu backend
+  // Sizes are in [0, 2^31] (decision 187; the range analysis assumes it): above, the cpu backend
   // declines; a callee's i64 size parameter is checked at its entry (it was not even for < 0).
   Options above;
-  above.sizes = {{"m", std::int64_t(1) << 49}};
+  above.sizes = {{"m", std::int64_t(1) << 32}};
   CHECK_THROWS_WITH(test::compile_for_test("cpu", huge.entry("f"))->run({vec({1.5})}),
                     Catch::Contains("not bound"));
   CHECK_THROWS_WITH(
       BackendRegistry::instance().get("cpu").compile(huge.entry("f"), above)->run({vec({1.5})}),
-      Catch::Contains("above the 2^48 the backend takes"));
+      Catch::Contains("above the 2^31 the backend takes"));
   ir::Module callee = ir::parse_module(
       "func g(k: i64) -> f64[k] {\n  return gen[i < k] 1.0\n}\n"
       "func f(j: i64) -> f64 {\n  return sum[i < 1] g(j)[0]\n}\n",
@@ -392,7 +393,7 @@ TEST_CASE("cpu: i64 arithmetic that overflows fails as the interpreter does (dec
   CHECK_THROWS_WITH(test::compile_for_test("interp", callee.entry("f"))->run({j}),
                     Catch::Contains("negative"));
   CHECK_THROWS_WITH(test::compile_for_test("cpu", callee.entry("f"))->run({j}),
-                    Catch::Contains("size `k` is -1: the cpu backend takes sizes in [0, 2^48]"));
+                    Catch::Contains("size `k` is -1: the cpu backend takes sizes in [0, 2^31]"));
 }
 
 TEST_CASE("cpu: loop index arithmetic the bounds prove in range stays unchecked (decision 181)",
@@ -404,7 +405,10 @@ TEST_CASE("cpu: loop index arithmetic the bounds prove in range stays unchecked 
       "t.adl");
   auto source = cpu::generate(*m.entry("f")).source;
   CHECK(source.find("_i64(") == std::string::npos);
-  // a product of two sizes is not proved: it is checked
-  ir::Module p = ir::parse_module("func f(x: f64[n, m]) -> i64 {\n  return n * m\n}\n", "t.adl");
+  // sizes are at most 2^31: a product of two fits, of three is not proved and is checked
+  ir::Module two = ir::parse_module("func f(x: f64[n, m]) -> i64 {\n  return n * m\n}\n", "t.adl");
+  CHECK(cpu::generate(*two.entry("f")).source.find("_i64(") == std::string::npos);
+  ir::Module p =
+      ir::parse_module("func f(x: f64[n, m, q]) -> i64 {\n  return n * m * q\n}\n", "t.adl");
   CHECK(cpu::generate(*p.entry("f")).source.find("adlab_rt::mul_i64(") != std::string::npos);
 }
