@@ -61,18 +61,21 @@ std::string neural_gradient_error(const std::vector<double>& g,
   return why.empty() ? "" : "weighted network: " + why;
 }
 
+// One recording of neural (or its weighted twin) with inputs p, into ps; the output.
+template <bool kWeighted = false>
+Dual record_neural(Tape& tape, const std::vector<double>& p, std::vector<Dual>& ps) {
+  Recording rec(tape);
+  make_inputs(p.data(), p.size(), ps.data());
+  return neural<Dual, kWeighted>(ps);
+}
+
 // The weighted network's gradient through dualrev's tape.
 std::vector<double> neural_weighted_gradient_dualrev() {
   auto p = neural_params();
   Tape tape;
   std::vector<Dual> ps(p.size());
   std::vector<double> g(p.size());
-  Dual y;
-  {
-    Recording rec(tape);
-    make_inputs(p.data(), p.size(), ps.data());
-    y = neural<Dual, true>(ps);
-  }
+  Dual y = record_neural<true>(tape, p, ps);
   tape.seed(y.id(), 1.0);
   tape.resolve();
   read_adjoints(tape, ps.data(), ps.size(), g.data());
@@ -360,12 +363,7 @@ void BM_NeuralReadAdjoints(benchmark::State& st) {
   Tape tape;
   std::vector<Dual> ps(p.size());
   std::vector<double> g(p.size());
-  Dual y;
-  {
-    Recording rec(tape);
-    make_inputs(p.data(), p.size(), ps.data());
-    y = neural(ps);
-  }
+  Dual y = record_neural(tape, p, ps);
   tape.seed(y.id(), 1.0);
   tape.resolve();
   for (auto _ : st) {
