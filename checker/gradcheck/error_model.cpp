@@ -117,7 +117,8 @@ Tolerance Tolerance::allowing_ops(std::int64_t program_ops) const {
 }
 
 Comparison compare(const std::vector<double>& got, const std::vector<ir::mp50>& want,
-                   double tolerance, const std::vector<std::size_t>& groups, double floor_scale) {
+                   double tolerance, const std::vector<std::size_t>& groups, double floor_scale,
+                   const std::vector<double>& group_floors) {
   Comparison c;
   const double inf = std::numeric_limits<double>::infinity();
   if (got.size() != want.size()) {
@@ -129,16 +130,18 @@ Comparison compare(const std::vector<double>& got, const std::vector<ir::mp50>& 
   if (sizes.empty()) sizes = {want.size()};
   bool non_finite = false;
   std::size_t start = 0;
-  for (std::size_t len : sizes) {
+  for (std::size_t g = 0; g < sizes.size(); ++g) {
+    const std::size_t len = sizes[g];
+    const double floor_scale_g = g < group_floors.size() ? group_floors[g] : floor_scale;
     std::size_t end = std::min(start + len, want.size());
     double scale = 0;
     for (std::size_t k = start; k < end; ++k)
       scale = std::max(scale, std::fabs(ir::math::to_double(want[k])));
     // A group that is zero throughout is judged against the function's magnitude.
-    bool zero_group = !(scale > 1e-30 * std::max(1.0, floor_scale));
+    bool zero_group = !(scale > 1e-30 * std::max(1.0, floor_scale_g));
     for (std::size_t k = start; k < end; ++k) {
       double w = ir::math::to_double(want[k]);
-      double denom = zero_group ? std::max(floor_scale, 1e-300)
+      double denom = zero_group ? std::max(floor_scale_g, 1e-300)
                                 : std::max({std::fabs(w), 1e-3 * scale, 1e-300});
       double err = std::isfinite(got[k]) && std::isfinite(w) ? std::fabs(got[k] - w) / denom : inf;
       if (!std::isfinite(err)) {

@@ -50,9 +50,10 @@ struct Comparison {
 };
 
 // `groups`: the sizes of consecutive groups (empty: one group of everything); `floor_scale`:
-// the function's magnitude, for groups whose reference is zero throughout.
+// the function's magnitude, for groups whose reference is zero throughout; `group_floors`, when
+// given (one per group), replaces it group by group (a Jacobian row's result's magnitude).
 Comparison compare(const std::vector<double>& got, const std::vector<ir::mp50>& want,
                    double tolerance, const std::vector<std::size_t>& groups = {},
-                   double floor_scale = 0);
+                   double floor_scale = 0, const std::vector<double>& group_floors = {});
 
 }  // namespace adlab::checker

@@ -37,6 +37,14 @@ double Reference::primal_scale() const {
   return s;
 }
 
+double Reference::result_scale(std::size_t b) const {
+  double s = 0;
+  const Block& blk = out.blocks.at(b);
+  for (std::size_t k = blk.offset; k < blk.offset + blk.count && k < primal.size(); ++k)
+    s = std::max(s, std::fabs(ir::math::to_double(primal[k])));
+  return s > 0 ? s : primal_scale();
+}
+
 namespace {
 
 // Evaluates f at perturbed inputs; one per worker thread (interpreters are not shared).

@@ -43,6 +43,9 @@ struct Reference {
   ir::mp50 at(std::size_t row, std::size_t col) const { return jacobian[row * in.size + col]; }
   // The largest |result entry|: the scale of the function itself.
   double primal_scale() const;
+  // The largest |entry| of result block b, or primal_scale() where that block is zero: the scale
+  // a zero Jacobian row of that result is judged against (decision 188).
+  double result_scale(std::size_t b) const;
 };
 
 // The full Jacobian of every floating result with respect to the wrt parameters.

@@ -241,13 +241,21 @@ void check_cell(const EntryContext& ctx, const ad::Strategy& s, const ad::Reques
       break;
     }
   }
+  // A zero group is judged against its own result's magnitude where it has one result: a 1e-11
+  // row beside a 1e20 result was judged against 1e20 (decision 188).
+  std::vector<double> group_floors;
   switch (req.mode) {
     case ad::Mode::Jacobian:
-      for (const auto& rb : ref.out.blocks)
-        for (const auto& wb : ref.in.blocks) groups.insert(groups.end(), rb.count, wb.count);
+      for (std::size_t b = 0; b < ref.out.blocks.size(); ++b)
+        for (const auto& wb : ref.in.blocks) {
+          groups.insert(groups.end(), ref.out.blocks[b].count, wb.count);
+          group_floors.insert(group_floors.end(), ref.out.blocks[b].count, ref.result_scale(b));
+        }
       break;
     case ad::Mode::Jvp:
       groups = ref.out.block_sizes();
+      for (std::size_t b = 0; b < ref.out.blocks.size(); ++b)
+        group_floors.push_back(ref.result_scale(b));
       break;
     default:
       groups = ref.in.block_sizes();
@@ -301,7 +309,7 @@ void check_cell(const EntryContext& ctx, const ad::Strategy& s, const ad::Reques
     cell.detail = part;
   } else {
     double primal_scale = ref.primal_scale();
-    Comparison c = compare(run.derivative, want, tol.value, groups, primal_scale);
+    Comparison c = compare(run.derivative, want, tol.value, groups, primal_scale, group_floors);
     cell.worst_error = c.worst_error;
     cell.got = c.got;
     cell.want = c.want;

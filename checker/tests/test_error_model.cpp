@@ -250,5 +250,16 @@ TEST_CASE("derive_tolerance caps the model when the double primal is not finite"
   CHECK(t.value == 1e-10);
 }
 
+TEST_CASE("a zero Jacobian row is judged against its own result's magnitude (decision 188)",
+          "[unit]") {
+  // (1e20 + sum x, 1e-11 x^2): the second result's row (2e-11) is below 1e-30 of 1e20, so it
+  // was a "zero group" judged against 1e20, and 1e6 passed there (an audit helper).
+  std::vector<double> got = {1, 1e6};
+  std::vector<mp50> want = {mp50(1), mp50(2e-11)};
+  CHECK(compare(got, want, 1e-8, {1, 1}, 1e20).pass);
+  CHECK_FALSE(compare(got, want, 1e-8, {1, 1}, 1e20, {1e20, 1e-11}).pass);
+  CHECK(compare({1, 2e-11}, want, 1e-8, {1, 1}, 1e20, {1e20, 1e-11}).pass);
+}
+
 }  // namespace
 }  // namespace adlab::checker
