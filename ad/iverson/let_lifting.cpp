@@ -196,7 +196,8 @@ class LetLifter : public Mutator {
       dom.push_back(Binder{binders_[k].var, extent_of_bound(binders_[k].bound)});
       prefix.push_back(binders_[k].var);
     }
-    Expr body = value;
+    // clamped before any bracket wraps it (the extents are the gen's type)
+    Expr body = dom.empty() ? value : with_clamped_extents(value);
     // The binders and conditions left behind: the value runs only where their body runs
     // (a never-true `[i > 5]` protected log(0); the adjoint divided by it, decision 172).
     std::vector<Binder> dropped;
@@ -212,7 +213,6 @@ class LetLifter : public Mutator {
       body = Iverson::make(condition_pred(conds_[c]), body);  // a lazy strong zero, as the
                                                               // select branch was
     }
-    if (!dom.empty()) body = with_clamped_extents(body);
     body = gen_over(dom, body);
     std::string name;
     for (auto v : vars) name += (name.empty() ? "" : "_") + var_name(v);

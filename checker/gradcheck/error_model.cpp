@@ -24,8 +24,10 @@ bool is_f32(const ir::Type& t) {
   return t.elem == ir::ElemType::F32;
 }
 
+bool function_computes_f32(const ir::Function& f, std::unordered_set<const ir::ExprNode*>& seen);
+
 // Whether e computes anything in f32: an operation whose result is f32 (a conversion to f32
-// included). Reading an f32 parameter, or converting it to f64, is exact.
+// included), here or in a callee. Reading an f32 parameter, or converting it to f64, is exact.
 bool computes_f32(const ir::Expr& e, std::unordered_set<const ir::ExprNode*>& seen) {
   if (!seen.insert(e.get()).second) return false;
   switch (e->kind) {
@@ -35,13 +37,25 @@ bool computes_f32(const ir::Expr& e, std::unordered_set<const ir::ExprNode*>& se
     case ir::NodeKind::Reduce:
     case ir::NodeKind::Scan:
     case ir::NodeKind::Loop:
+    case ir::NodeKind::Scatter:  // adds in f32
       if (is_f32(e->type)) return true;
+      break;
+    case ir::NodeKind::Call:  // children() are the arguments only
+      if (function_computes_f32(*e.as<ir::Call>()->callee, seen)) return true;
       break;
     default:
       break;
   }
   for (const auto& c : ir::children(e))
     if (computes_f32(c, seen)) return true;
+  return false;
+}
+
+bool function_computes_f32(const ir::Function& f, std::unordered_set<const ir::ExprNode*>& seen) {
+  for (const auto& st : f.stmts)
+    if (computes_f32(st.value, seen)) return true;
+  for (const auto& r : f.results)
+    if (computes_f32(r, seen)) return true;
   return false;
 }
 
@@ -59,11 +73,7 @@ bool derivatives_in_f32(const ir::Function& f, const std::vector<std::string>& w
   for (const auto& r : f.results)
     if (is_f32(r->type)) return true;
   std::unordered_set<const ir::ExprNode*> seen;
-  for (const auto& st : f.stmts)
-    if (computes_f32(st.value, seen)) return true;
-  for (const auto& r : f.results)
-    if (computes_f32(r, seen)) return true;
-  return false;
+  return function_computes_f32(f, seen);
 }
 }  // namespace
 

@@ -237,6 +237,13 @@ TEST_CASE("an f32 parameter read into f64 arithmetic keeps the f64 error model",
   CHECK(t32.unit_roundoff == 0x1p-24);
   CHECK(t32.rho > 0.01);
   CHECK(t32.value == 64 * 0x1p-24 * std::sqrt(static_cast<double>(t32.ops) + 1));
+  // f32 arithmetic in a callee, and an f32 scatter, count too (children() of a call are its
+  // arguments only).
+  auto h = parse(
+      "func sq(s: f32) -> f32 {\n  return s * s\n}\nfunc h(x: f64, s: f32) -> f64 {\n"
+      "  return x * f64(sq(s))\n}\n",
+      "h");
+  CHECK(tolerance_of(h, {one, s32}, 0, {"x"}).unit_roundoff == 0x1p-24);
 }
 
 TEST_CASE("derive_tolerance caps the model when the double primal is not finite", "[unit]") {

@@ -318,6 +318,7 @@ Expr PredicateService::project_exists(Expr exists_node) {
 
 bool never_fails(Expr a) {
   if (a.as<Access>() || a.as<Call>()) return false;
+  if (auto* r = a.as<Reduce>(); r && r->op != ReduceOp::Sum) return false;  // max over nothing
   if (auto* p = a.as<Prim>(); p && p->op == PrimOp::ToI64 && is_float(p->args[0]->type.elem))
     return false;  // i64(...) of a value that is not a representable integer
   if (auto* b = a.as<Binary>(); b && (b->op == BinaryOp::Div || b->op == BinaryOp::Mod)) {

@@ -56,9 +56,10 @@ class PredicateService {
 std::vector<Expr> conjuncts(Expr p);
 
 // Whether evaluating the index expression a cannot fail: no / or % by anything but a positive
-// literal and no tensor read (its index may be out of range). Sum elimination evaluates a
-// solved index where the sum evaluated it only inside a non-empty loop and after the conjuncts
-// before its equation: a value that can fail must keep that place (decision 184).
+// literal, no tensor read (its index may be out of range), no call, no `i64(...)` of a float and
+// no max or min over a range that may be empty (i64 overflow is not considered). Sum elimination
+// evaluates a solved index where the sum evaluated it only inside a non-empty loop and after the
+// conjuncts before its equation: a value that can fail must keep that place (decision 184).
 bool never_fails(Expr a);
 
 }  // namespace adlab::ir::logic

@@ -17,6 +17,7 @@
 #include "ad/strategy.h"
 #include "backends/backend.h"
 #include "ir/syntax/parser.h"
+#include "reports/bench/bench_checks.h"
 #include "reports/bench/bench_main.h"
 #include "reports/bench/paper003_checks.h"
 #include "reports/bench/paper003_primals.h"
@@ -342,9 +343,14 @@ bool neural_gradient_ok(const std::vector<ir::Tensor>& out, std::string& why) {
     return false;
   }
   for (std::size_t k = 1; k < out.size(); ++k)
+    if (out[k].values.size() != ref[k].values.size()) {
+      why = "result " + std::to_string(k) + " has the wrong size";
+      return false;
+    }
+  for (std::size_t k = 1; k < out.size(); ++k)
     for (std::size_t i = 0; i < out[k].values.size(); ++i) {
-      worst = std::max(worst, std::fabs(out[k].values[i]));
-      apart = std::max(apart, std::fabs(out[k].values[i] - ref[k].values[i]));
+      worst = bench::worst_of(worst, std::fabs(out[k].values[i]));
+      apart = bench::worst_of(apart, std::fabs(out[k].values[i] - ref[k].values[i]));
     }
   why = "largest gradient entry " + std::to_string(worst) + ", apart from dualrev's " +
         std::to_string(apart);
@@ -379,13 +385,15 @@ std::string neural_weighted_disagreement(const std::string& strategy) {
   auto got = exe->run(p.inputs);
   if (got.size() != ref.size()) return "result counts differ";
   double scale = 0, apart = 0;
-  for (std::size_t k = 1; k < ref.size(); ++k)
+  for (std::size_t k = 1; k < ref.size(); ++k) {
+    if (got[k].values.size() != ref[k].values.size()) return "result sizes differ";
     for (std::size_t i = 0; i < ref[k].values.size(); ++i) {
       scale = std::max(scale, std::fabs(ref[k].values[i]));
-      apart = std::max(apart, std::fabs(got[k].values[i] - ref[k].values[i]));
+      apart = bench::worst_of(apart, std::fabs(got[k].values[i] - ref[k].values[i]));
     }
+  }
   if (scale == 0) return "the weighted network's gradient is zero: the check would be vacuous";
-  if (apart > 1e-10 * scale)
+  if (!(apart <= 1e-10 * scale))
     return "weighted network: gradient apart from dualrev on interp by " + std::to_string(apart) +
            " (largest entry " + std::to_string(scale) + ")";
   return "";

@@ -26,6 +26,11 @@ inline double dot_reference(const std::vector<double>& x, const std::vector<doub
   return static_cast<double>(s);
 }
 
+// max(acc, x) where a NaN x wins (std::max(acc, NaN) is acc: a NaN result would pass).
+inline double worst_of(double acc, double x) {
+  return std::isnan(x) ? INFINITY : std::max(acc, x);
+}
+
 // "" when `got` has `want`'s layout and every entry is within rel * (the largest |want| entry of
 // all results), else what differs.
 inline std::string apart_from(const std::vector<ir::Tensor>& got,
@@ -38,8 +43,7 @@ inline std::string apart_from(const std::vector<ir::Tensor>& got,
       return "result " + std::to_string(k) + " differs in size or integers";
     for (std::size_t i = 0; i < want[k].values.size(); ++i) {
       scale = std::max(scale, std::fabs(want[k].values[i]));
-      const double d = std::fabs(got[k].values[i] - want[k].values[i]);
-      apart = std::isnan(d) ? INFINITY : std::max(apart, d);
+      apart = worst_of(apart, std::fabs(got[k].values[i] - want[k].values[i]));
     }
   }
   if (apart <= rel * scale) return "";

@@ -329,12 +329,15 @@ void BM_CpuBa(benchmark::State& state) {
   }
   std::vector<double> reproj, werrs;
   ba_by_hand(b, reproj, werrs);
+  if (out.size() != 2 || out[0].values.size() != reproj.size() ||
+      out[1].values.size() != werrs.size())
+    return bench::fail(state, "BA results have the wrong sizes");
   double worst = 0;
   for (std::size_t k = 0; k < reproj.size(); ++k)
-    worst = std::max(
+    worst = bench::worst_of(
         worst, std::fabs(out[0].values[k] - reproj[k]) / std::max(1e-300, std::fabs(reproj[k])));
   for (std::size_t k = 0; k < werrs.size(); ++k)
-    worst = std::max(
+    worst = bench::worst_of(
         worst, std::fabs(out[1].values[k] - werrs[k]) / std::max(1e-300, std::fabs(werrs[k])));
   state.counters["relative_to_hand"] = worst;
   if (!(worst <= 1e-10)) bench::fail(state, "BA errors apart from the hand-written ones");

@@ -296,12 +296,14 @@ TEST_CASE("003 section 12 a fork abandoned by an exception, caught inside the re
   }
 }
 
-TEST_CASE("staged-map gives the same bits for 1, 2 and 4 threads whatever the schedule", "[dualrev]") {
+TEST_CASE("staged-map gives the same bits for 1, 2 and 4 threads whatever the schedule",
+          "[dualrev]") {
   // Job indices are taken in the order threads reach a fork, and the staged map added the
   // contributions to a shared input in index order: with the left side held back, the right
   // side's nested jobs got the lower indices on 2 threads and the higher ones on 1, and the
-  // terms below (1, 1e16, -1e16, 1 in some order) summed to 1 or 2 (an audit finding,
-  // decision 183). The order is now the job graph's, which no schedule changes.
+  // terms below (1, 1e16, -1e16, 1 in some order) summed to 0 on 2 threads and to 1 on 1
+  // (an audit finding, decision 183). The order is now the job graph's, which no schedule
+  // changes.
   auto f = [](const std::vector<Dual>& xs) {
     const Dual& x = xs[0];
     auto side = [&](double c1, double c2, bool hold) {
