@@ -8,6 +8,7 @@
 #include "backends/cpu/codegen_impl.h"
 #include "ir/context.h"
 #include "ir/int_arith.h"
+#include "ir/logic/predicates.h"
 #include "ir/syntax/printer.h"
 #include "ir/visitor.h"
 
@@ -104,18 +105,6 @@ void Emitter::close_domain(const Domain& d) {
   line("});");
 }
 
-namespace {
-void conjuncts(Expr p, std::vector<Expr>& out) {
-  auto* b = p.as<Binary>();
-  if (b && b->op == BinaryOp::And) {
-    conjuncts(b->a, out);
-    conjuncts(b->b, out);
-    return;
-  }
-  out.push_back(p);
-}
-}  // namespace
-
 // Loop-bound narrowing from affine brackets: v < e, v <= e, v > e, v >= e, v == e (either side)
 // where e uses only earlier variables; `[i == j]` makes a one-point loop.
 void Emitter::narrow(const Domain& d, std::size_t k, Expr guard, std::string& lo, std::string& hi) {
@@ -147,9 +136,7 @@ void Emitter::narrow(const Domain& d, std::size_t k, Expr guard, std::string& lo
     }
     return cannot_fail(b->a) && cannot_fail(b->b);
   };
-  std::vector<Expr> cs;
-  conjuncts(guard, cs);
-  for (Expr c : cs) {
+  for (Expr c : logic::conjuncts(guard)) {  // in evaluation order
     // `&&` evaluates left to right: a conjunct that can fail must still run at every point it
     // ran at (where it fails in the interpreter), so no later conjunct narrows (an audit finding:
     // `[(2 - i) * k > 0 && i >= 2]` skipped the overflow at i = 0).

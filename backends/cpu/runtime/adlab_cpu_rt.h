@@ -261,12 +261,18 @@ struct Tensor {
     if (!heap) heap = std::make_unique<Heap>();
     return *heap;
   }
-  // Entry counts; a shape of more than 2^63 entries fails as in the interpreter (the product
-  // wrapped to 0 and the loops wrote past an inline array; an audit finding).
   i64 numel() const { return inner(0); }
   i64 inner(i64 from) const {
     i64 n = 1;
-    for (i64 d = from; d < rank; ++d) {
+    for (i64 d = from; d < rank; ++d) n *= shape[d];
+    return n;
+  }
+  // numel() of a shape about to be allocated: more than 2^63 entries fails as in the interpreter
+  // (the product wrapped to 0 and the loops wrote past an inline array; an audit finding). A
+  // tensor that exists has a representable count, so numel() needs no check.
+  i64 numel_to_allocate() const {
+    i64 n = 1;
+    for (i64 d = 0; d < rank; ++d) {
       i64 next;
       if (__builtin_mul_overflow(n, shape[d], &next)) [[unlikely]]
         fail(-1, kTooLarge, n, shape[d]);
@@ -284,7 +290,7 @@ template <class E>
   t.rank = static_cast<i64>(dims.size());
   i64 k = 0;
   for (i64 d : dims) t.shape[k++] = d;
-  t.nnz = t.numel();
+  t.nnz = t.numel_to_allocate();
   fill_entries(t.alloc_dense(t.nnz), t.nnz, E(0));
   return t;
 }
@@ -299,7 +305,7 @@ Tensor<E> result_dense(const Services* s, i64 k, std::initializer_list<i64> dims
       t.rank = static_cast<i64>(dims.size());
       i64 d = 0;
       for (i64 x : dims) t.shape[d++] = x;
-      t.nnz = t.numel();
+      t.nnz = t.numel_to_allocate();
       t.w = s->result(s->ctx, k, t.nnz);
       t.p = t.w;
       t.keep = kResult;
@@ -530,7 +536,7 @@ Tensor<E> densify(const Tensor<E>& t, const i64* key, i64 k) {
   Tensor<E> r;
   r.rank = t.rank - k;
   for (i64 d = 0; d < r.rank; ++d) r.shape[d] = t.shape[k + d];
-  const i64 inner = r.numel();
+  const i64 inner = r.numel_to_allocate();  // a sparse shape may have no dense count
   r.nnz = inner;
   E* out = r.alloc_dense(inner);
   std::fill_n(out, inner, E(0));
