@@ -79,7 +79,10 @@ void split(rewrite::Engine& engine, const Local& l, Expr t, const SourcePos& at,
     }
   }
   if (auto* iv = t.as<Iverson>()) {  // a bracket (6.25) put outside: the summand's context
-    for (auto c : logic::conjuncts(iv->pred)) ctx.atoms.push_back(c);
+    for (auto c : logic::conjuncts(iv->pred)) {
+      ctx.atoms.push_back(c);
+      ctx.depths.push_back(ctx.binders.size());
+    }
     split(engine, l, iv->body, at, std::move(ctx), out);
     return;
   }

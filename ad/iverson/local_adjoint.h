@@ -24,6 +24,7 @@ struct OperandAdjoint {
   std::vector<Binder> binders;
   std::vector<ir::Expr> atoms;
   ir::Expr adjoint;
+  std::vector<std::size_t> depths = {};  // how many of `binders` enclose each atom
 };
 
 class LocalAdjoint {

@@ -2,6 +2,7 @@
 #include "ad/iverson/sum_elimination.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "ir/affine.h"
 #include "ir/builder.h"
@@ -81,6 +82,7 @@ SumTerm as_sum_term(Expr e) {
   for (;;) {
     if (auto* iv = e.as<Iverson>()) {
       split_atoms(iv->pred, t.atoms);
+      t.depths.resize(t.atoms.size(), t.binders.size());
       e = iv->body;
     } else if (auto* r = e.as<Reduce>(); r && r->op == ReduceOp::Sum && !r->dom.is_stored()) {
       for (std::size_t k = 0; k < r->dom.vars.size(); ++k)
@@ -96,15 +98,23 @@ SumTerm as_sum_term(Expr e) {
 
 // paper 000 errata 10 (SE): sum[i < n] [i == a && p] * e = [0 <= a < n] * [p{i := a}] * e{i := a}
 Expr eliminate_sums(SumTerm t, const std::vector<Expr>& facts, logic::PredicateService& logic) {
-  std::vector<Expr> atoms;
-  for (auto a : t.atoms) split_atoms(a, atoms);
+  struct Atom {
+    Expr e;
+    std::size_t depth;  // binders around it (SumTerm::depths)
+  };
+  std::vector<Atom> atoms;
+  for (std::size_t k = 0; k < t.atoms.size(); ++k) {
+    std::vector<Expr> parts;
+    split_atoms(t.atoms[k], parts);
+    for (auto c : parts) atoms.push_back({c, k < t.depths.size() ? t.depths[k] : t.binders.size()});
+  }
   bool progress = true;
   while (progress) {
     progress = false;
     for (std::size_t bi = 0; bi < t.binders.size() && !progress; ++bi) {
       Expr i = t.binders[bi].var;
       for (std::size_t ai = 0; ai < atoms.size() && !progress; ++ai) {
-        auto sol = logic.solve_for(atoms[ai], i);
+        auto sol = logic.solve_for(atoms[ai].e, i);
         if (!sol) continue;
         Expr a = *sol;
         // A value that can fail (`i % m`) was evaluated only inside a non-empty sum and after
@@ -112,21 +122,37 @@ Expr eliminate_sums(SumTerm t, const std::vector<Expr>& facts, logic::PredicateS
         // `0 < n`, and is solved only where nothing before it reads i (decision 184).
         const bool may_fail = !logic::never_fails(a);
         bool earlier_reads_i = false;
-        for (std::size_t o = 0; o < ai; ++o) earlier_reads_i |= is_free_in(i, atoms[o]);
+        for (std::size_t o = 0; o < ai; ++o) earlier_reads_i |= is_free_in(i, atoms[o].e);
         if (may_fail && earlier_reads_i) continue;
+        // The bound was evaluated after the conjuncts outside the binder (`[0 < m] * sum[j < n /
+        // m]`): the range guard goes after them (decision 189); the equation is inside.
+        std::size_t after_outside = 0;
+        for (std::size_t o = 0; o < atoms.size(); ++o)
+          if (o != ai && atoms[o].depth <= bi) after_outside = o < ai ? o + 1 : o;
+        const std::size_t at = may_fail ? ai : after_outside;
+        if (at < after_outside) continue;
         Expr bound = t.binders[bi].bound;
         atoms.erase(atoms.begin() + static_cast<std::ptrdiff_t>(ai));
         t.binders.erase(t.binders.begin() + static_cast<std::ptrdiff_t>(bi));
-        for (auto& x : atoms) x = substitute(x, i, a);
+        // an atom stays inside every binder it mentions once a names them
+        auto inside = [&](Expr e, std::size_t depth) {
+          for (std::size_t b = 0; b < t.binders.size(); ++b)
+            if (is_free_in(t.binders[b].var, e)) depth = std::max(depth, b + 1);
+          return depth;
+        };
+        for (auto& x : atoms) {
+          x.e = substitute(x.e, i, a);
+          x.depth = inside(x.e, x.depth > bi ? x.depth - 1 : x.depth);
+        }
         for (auto& b : t.binders) b.bound = substitute(b.bound, i, a);
         t.factor = substitute(t.factor, i, a);
-        // the range guard of the eliminated index (errata 7), first: `&&` evaluates left to
-        // right, and a later atom may read a tensor at a
-        std::vector<Expr> guard = {Binary::make(BinaryOp::Le, int_lit(0), a),
-                                   Binary::make(BinaryOp::Lt, a, bound)};
-        if (may_fail) guard.insert(guard.begin(), Binary::make(BinaryOp::Lt, int_lit(0), bound));
-        atoms.insert(atoms.begin() + static_cast<std::ptrdiff_t>(may_fail ? ai : 0), guard.begin(),
-                     guard.end());
+        // the range guard of the eliminated index (errata 7) before the atoms that read at a:
+        // `&&` evaluates left to right
+        const std::size_t d = inside(a, bi);
+        std::vector<Atom> guard = {{Binary::make(BinaryOp::Le, int_lit(0), a), d},
+                                   {Binary::make(BinaryOp::Lt, a, bound), d}};
+        if (may_fail) guard.insert(guard.begin(), {Binary::make(BinaryOp::Lt, int_lit(0), bound), d});
+        atoms.insert(atoms.begin() + static_cast<std::ptrdiff_t>(at), guard.begin(), guard.end());
         progress = true;
       }
     }
@@ -134,41 +160,90 @@ Expr eliminate_sums(SumTerm t, const std::vector<Expr>& facts, logic::PredicateS
   // Brackets decided by constants or by the context.
   std::vector<Expr> context = facts;
   for (auto f : range_facts(t.binders)) context.push_back(f);
-  std::vector<Expr> kept;
-  for (auto a : atoms) {
+  std::vector<Atom> kept;
+  auto is_kept = [&](Expr a) {
+    return std::any_of(kept.begin(), kept.end(), [&](const Atom& k) { return k.e == a; });
+  };
+  for (auto [a, depth] : atoms) {
     a = without_repeated_disjuncts(a);
-    if (std::find(kept.begin(), kept.end(), a) != kept.end()) continue;
+    if (is_kept(a)) continue;
     if (auto c = decide_constant(a)) {
       if (!*c) return zero_like(t.factor);
       continue;
     }
     if (logic.implies(context, a) == logic::Answer::Yes) continue;
-    kept.push_back(a);
+    kept.push_back({a, depth});
   }
-  if (!kept.empty() && logic.is_empty(conj(kept), context) == logic::Answer::Yes)
+  std::vector<Expr> kept_exprs;
+  for (const auto& k : kept) kept_exprs.push_back(k.e);
+  if (!kept.empty() && logic.is_empty(conj(kept_exprs), context) == logic::Answer::Yes)
     return zero_like(t.factor);
   // Indices nothing mentions: sum[i < n] c = [0 < n] * (n * c). The bracket keeps an empty sum 0
   // where n may be 0 or negative (a bound `n - 1`) or c is not finite (0 * NaN is NaN).
   std::vector<Binder> used;
-  std::vector<Expr> nonempty;
-  Expr count;
-  for (const auto& b : t.binders) {
+  std::vector<bool> is_used(t.binders.size(), false);
+  for (std::size_t bi = 0; bi < t.binders.size(); ++bi) {
+    const auto& b = t.binders[bi];
     bool needed = is_free_in(b.var, t.factor);
-    for (auto a : kept) needed = needed || is_free_in(b.var, a);
+    for (auto a : kept_exprs) needed = needed || is_free_in(b.var, a);
     for (const auto& o : t.binders)
       needed = needed || is_free_in(b.var, o.bound) || is_free_in(o.var, b.bound);
-    if (needed) {
-      used.push_back(b);
+    is_used[bi] = needed;
+    if (needed) used.push_back(b);
+  }
+  auto nonempty = [&](std::size_t bi) -> std::optional<Expr> {
+    Expr positive = Binary::make(BinaryOp::Lt, int_lit(0), t.binders[bi].bound);
+    if (logic.implies(facts, positive) == logic::Answer::Yes) return std::nullopt;
+    return positive;
+  };
+  // A bracket no remaining index mentions leaves the sum (a false one costs nothing). One that
+  // can fail was evaluated only where the binders around it are non-empty and the conjuncts
+  // before it held: it leaves only behind `0 < n` of those binders and after every earlier
+  // conjunct that left (decision 189).
+  std::vector<Expr> outer, inner;
+  std::vector<bool> guarded(t.binders.size(), false);
+  bool an_earlier_one_stayed = false;
+  for (std::size_t k = 0; k < kept.size(); ++k) {
+    const Atom& a = kept[k];
+    if (mentions_any(a.e, used)) {
+      inner.push_back(a.e);
+      an_earlier_one_stayed = true;
       continue;
     }
-    if (auto* l = b.bound.as<Literal>(); l && l->value == 1) continue;
-    count = count.defined() ? Binary::make(BinaryOp::Mul, count, b.bound) : b.bound;
-    Expr positive = Binary::make(BinaryOp::Lt, int_lit(0), b.bound);
-    if (logic.implies(facts, positive) != logic::Answer::Yes) nonempty.push_back(positive);
+    if (logic::never_fails(a.e)) {
+      outer.push_back(a.e);
+      continue;
+    }
+    bool leaves = !an_earlier_one_stayed;
+    std::vector<Expr> guards;
+    for (std::size_t bi = 0; leaves && bi < std::min(a.depth, t.binders.size()); ++bi) {
+      if (guarded[bi]) continue;
+      auto positive = nonempty(bi);
+      if (!positive) continue;
+      Expr bound = t.binders[bi].bound;
+      leaves = !mentions_any(bound, t.binders);
+      // a bound that can fail was evaluated after the conjuncts outside its binder
+      for (std::size_t l = k + 1; leaves && l < kept.size(); ++l)
+        leaves = logic::never_fails(bound) || kept[l].depth > bi;
+      guards.push_back(*positive);
+    }
+    if (!leaves) {
+      inner.push_back(a.e);
+      an_earlier_one_stayed = true;
+      continue;
+    }
+    for (std::size_t bi = 0; bi < std::min(a.depth, t.binders.size()); ++bi) guarded[bi] = true;
+    outer.insert(outer.end(), guards.begin(), guards.end());
+    outer.push_back(a.e);
   }
-  std::vector<Expr> outer, inner;
-  for (auto a : kept) (mentions_any(a, used) ? inner : outer).push_back(a);
-  outer.insert(outer.end(), nonempty.begin(), nonempty.end());
+  Expr count;
+  for (std::size_t bi = 0; bi < t.binders.size(); ++bi) {
+    if (is_used[bi]) continue;
+    Expr bound = t.binders[bi].bound;
+    if (auto* l = bound.as<Literal>(); l && l->value == 1) continue;
+    count = count.defined() ? Binary::make(BinaryOp::Mul, count, bound) : bound;
+    if (auto positive = nonempty(bi); positive && !guarded[bi]) outer.push_back(*positive);
+  }
   Expr body = sum_over(used, guard(inner, t.factor));
   if (count.defined()) {
     body = mul(dsl::to_float(count, t.factor->type.elem), body);

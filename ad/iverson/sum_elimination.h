@@ -15,6 +15,10 @@ struct SumTerm {
   std::vector<Binder> binders;
   std::vector<ir::Expr> atoms;  // a conjunction
   ir::Expr factor;              // scalar
+  // How many of the binders enclose each atom (`[p] * sum[j < n] [q] * e`: 0 for p, 1 for q);
+  // empty: every atom is inside them all. Elimination keeps what can fail behind what protected
+  // it in the original (decision 189).
+  std::vector<std::size_t> depths = {};
 };
 
 // The term with every single-solution index eliminated, brackets that `facts` (and the remaining

@@ -402,6 +402,7 @@ class Lowerer {
     Expr body = lower(r.body, s.with_binders(bs), true);
     SumTerm t = as_sum_term(body);
     t.binders.insert(t.binders.begin(), bs.begin(), bs.end());
+    for (auto& d : t.depths) d += bs.size();
     Expr e = eliminate_sums(t, facts_of(s), logic_);  // paper 000 errata 10 (SE)
     if (top || !contains_sum(e)) return e;
     return lift(e, s, "s");  // Tensor SSA: a sum that is an operand is its own statement

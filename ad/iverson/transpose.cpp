@@ -25,6 +25,7 @@ struct Contribution {
   std::vector<Binder> binders;
   std::vector<Expr> atoms;
   Expr factor;
+  std::vector<std::size_t> depths;  // binders around each atom (SumTerm::depths)
 };
 
 class Transposer {
@@ -63,15 +64,17 @@ class Transposer {
         // the support of d_v (paper 000 section 6.2): reads of d_v outside it are zero, so the
         // contributions carry it as a bracket and summation elimination can use it
         std::vector<Expr> atoms;
+        std::vector<std::size_t> depths;
         if (auto sp = support_.find(v); sp != support_.end()) {
           SubstMap m;
           for (std::size_t k = 0; k < sp->second.first.size(); ++k)
             m[sp->second.first[k]] = g->dom.vars[k];
           for (auto c : logic::conjuncts(substitute(sp->second.second, m))) atoms.push_back(c);
         }
-        walk(body, bs, atoms, read(dv, g->dom.vars));
+        depths.resize(atoms.size(), bs.size());
+        walk(body, bs, atoms, depths, read(dv, g->dom.vars));
       } else {
-        walk(body, {}, {}, dv);
+        walk(body, {}, {}, {}, dv);
       }
     }
     for (auto w : wrt) {
@@ -123,10 +126,12 @@ class Transposer {
     Expr support;
     bool bracketed = true;
     for (const auto& c : cs) {
-      SumTerm term{c.binders, c.atoms, c.factor};
+      SumTerm term{c.binders, c.atoms, c.factor, c.depths};
       ADLAB_CHECK(c.index.size() == k.size()) << "a partial read of " << var_name(v);
-      for (std::size_t d = 0; d < k.size(); ++d)
+      for (std::size_t d = 0; d < k.size(); ++d) {
         term.atoms.push_back(Binary::make(BinaryOp::Eq, c.index[d], k[d].var));
+        term.depths.push_back(c.binders.size());
+      }
       Expr e = eliminate_sums(term, facts, logic_);  // paper 000 (6.28)/(6.29), then SE
       out_.trace.push_back(std::string(k.empty() ? "6.27" : "6.28") + " + SE: d_" + var_name(v) +
                            " += " + expr_str(e));
@@ -191,16 +196,17 @@ class Transposer {
 
   // The transposition of one statement body with output adjoint g (rules 6.14-6.27): reads are
   // recorded for (6.27)-(6.29); every other node's local step is the engine's (local_adjoint.cpp).
-  void walk(Expr e, const std::vector<Binder>& bs, const std::vector<Expr>& atoms, Expr g) {
+  void walk(Expr e, const std::vector<Binder>& bs, const std::vector<Expr>& atoms,
+            const std::vector<std::size_t>& depths, Expr g) {
     if (is_zero(g) || !active(e)) return;
     switch (e->kind) {
       case NodeKind::Var:  // (6.14) a variable receives the adjoint
-        contributions_[e].push_back(Contribution{{}, bs, atoms, g});
+        contributions_[e].push_back(Contribution{{}, bs, atoms, g, depths});
         return;
       case NodeKind::Access: {  // (6.28)/(6.29) a read at affine indices: a gather later
         auto* a = e.as<Access>();
         ADLAB_CHECK(a->tensor.as<Var>()) << "Tensor SSA reads stored tensors only";
-        contributions_[a->tensor].push_back(Contribution{a->indices, bs, atoms, g});
+        contributions_[a->tensor].push_back(Contribution{a->indices, bs, atoms, g, depths});
         return;
       }
       case NodeKind::Binary:
@@ -221,7 +227,10 @@ class Transposer {
       b2.insert(b2.end(), p.binders.begin(), p.binders.end());
       std::vector<Expr> a2 = atoms;
       a2.insert(a2.end(), p.atoms.begin(), p.atoms.end());
-      walk(p.operand, b2, a2, p.adjoint);
+      std::vector<std::size_t> d2 = depths;
+      for (std::size_t k = 0; k < p.atoms.size(); ++k)
+        d2.push_back(k < p.depths.size() ? bs.size() + p.depths[k] : b2.size());
+      walk(p.operand, b2, a2, d2, p.adjoint);
     }
   }
 };

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "ad/scatter/hull.h"
 #include "ad/strategy.h"
@@ -46,6 +47,7 @@ class Flattener {
   Flattener(bool store, FreshNames& names) : store_(store), names_(names) {}
 
   FlatProgram run(const Function& f) {
+    sizes_.insert(f.sizes.begin(), f.sizes.end());
     Scope top;
     for (const auto& st : f.stmts) bind(st.vars, flat(st.value, top), st.value, top);
     FlatProgram p;
@@ -58,6 +60,7 @@ class Flattener {
   bool store_;
   FreshNames& names_;
   std::vector<Kernel> kernels_;
+  std::unordered_set<Expr, ExprHash> sizes_;  // of the flattened function: what a shape may use
   std::unordered_map<Expr, Val, ExprHash> env_;
 
   // ---- kernels ----
@@ -353,6 +356,11 @@ class Flattener {
     for (std::size_t k = 0; k < d.vars.size(); ++k) {
       auto h = hull_bound(d.bounds[k], s2.vars, s2.hull);
       if (!h) unsupported(origin, "a bound that is not affine in the enclosing indices");
+      // the hull becomes the shape of a kernel's gen, and shapes are size expressions
+      for (auto v : free_vars(*h))
+        if (!sizes_.count(v))
+          unsupported(origin, "a bound of data (`" + expr_str(v) +
+                                  "` is not a size, and a kernel's shape must be)");
       s2.vars.push_back(d.vars[k]);
       s2.hull.push_back(*h);
       if (!hull_is_exact(*h, d.bounds[k]))

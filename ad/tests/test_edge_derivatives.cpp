@@ -302,6 +302,38 @@ TEST_CASE("sum elimination keeps a solved value that can fail behind the guards 
   }
 }
 
+TEST_CASE("sum elimination evaluates what can fail only where the original did", "[unit]") {
+  // Decision 184's leftovers (decision 189): the range guard of an eliminated index went before
+  // a bracket outside the sum, so `n / m` ran before `0 < m`; and a bracket that can fail left
+  // the sum ahead of an earlier one that is false for every j (`j > k`) or of the sum's
+  // emptiness. Each original is 0 at these inputs and never evaluates `n / m` or `i % m`.
+  const std::string outer_bracket =
+      "func f(y: f64[n], m: i64, i: i64) -> f64 {\n"
+      "  return [0 < m] * sum[j < n / m] [j == i] * y[j] * y[j]\n}";
+  const std::string earlier_false =
+      "func f(x: f64, y: f64[n], m: i64, i: i64, k: i64) -> f64 {\n"
+      "  return sum[j < n] [j > k && i % m == 0] * x * y[j]\n}";
+  const ir::Tensor y = ir::dense_f64({3}, {1, 2, 3});
+  const ir::Tensor zero = ir::dense_i64({}, {0}), one = ir::dense_i64({}, {1});
+  for (const char* s : {"iverson", "fwdvec"}) {
+    INFO(s);
+    CHECK(gradient(s, outer_bracket, {y, zero, one}) == std::vector<double>{0, 0, 0});
+    // m = 1, i = 1: f = y1^2
+    CHECK(gradient(s, outer_bracket, {y, one, one}) == std::vector<double>{0, 4, 0});
+    const ir::Tensor x = ir::dense_f64({}, {2});
+    CHECK(gradient(s, earlier_false, {x, y, zero, one, ir::dense_i64({}, {5})}) ==
+          std::vector<double>{0, 0, 0, 0});
+    // m = 1, k = 0: f = x (y1 + y2)
+    CHECK(gradient(s, earlier_false, {x, y, one, one, zero}) ==
+          std::vector<double>{5, 0, 2, 2});
+  }
+  // scatter's kernels are gens over the sum's range: a bound of data is declined, not a program
+  // that fails its own type check (`the bound of gen must be a size expression`)
+  CHECK_THROWS_AS(gradient("scatter", outer_bracket, {y, one, one}), Unsupported);
+  CHECK(gradient("scatter", earlier_false, {ir::dense_f64({}, {2}), y, one, one, zero}) ==
+        std::vector<double>{5, 0, 2, 2});
+}
+
 TEST_CASE("fwdvec: a loop whose state has the name of the let that binds the loop", "[unit]") {
   // `let s = loop (s = x)` is one interned variable s: fwdvec's dual loop, emitted after the
   // primal statement, rebound s while the let had it in scope (no shadowing in the language),
