@@ -151,7 +151,8 @@ Expr eliminate_sums(SumTerm t, const std::vector<Expr>& facts, logic::PredicateS
         const std::size_t d = inside(a, bi);
         std::vector<Atom> guard = {{Binary::make(BinaryOp::Le, int_lit(0), a), d},
                                    {Binary::make(BinaryOp::Lt, a, bound), d}};
-        if (may_fail) guard.insert(guard.begin(), {Binary::make(BinaryOp::Lt, int_lit(0), bound), d});
+        if (may_fail)
+          guard.insert(guard.begin(), {Binary::make(BinaryOp::Lt, int_lit(0), bound), d});
         atoms.insert(atoms.begin() + static_cast<std::ptrdiff_t>(at), guard.begin(), guard.end());
         progress = true;
       }

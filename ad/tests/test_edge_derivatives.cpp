@@ -324,8 +324,7 @@ TEST_CASE("sum elimination evaluates what can fail only where the original did",
     CHECK(gradient(s, earlier_false, {x, y, zero, one, ir::dense_i64({}, {5})}) ==
           std::vector<double>{0, 0, 0, 0});
     // m = 1, k = 0: f = x (y1 + y2)
-    CHECK(gradient(s, earlier_false, {x, y, one, one, zero}) ==
-          std::vector<double>{5, 0, 2, 2});
+    CHECK(gradient(s, earlier_false, {x, y, one, one, zero}) == std::vector<double>{5, 0, 2, 2});
   }
   // scatter's kernels are gens over the sum's range: a bound of data is declined, not a program
   // that fails its own type check (`the bound of gen must be a size expression`)
