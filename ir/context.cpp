@@ -66,27 +66,47 @@ Expr Context::intern(NodeKey key, const std::function<std::unique_ptr<ExprNode>(
   return Expr(raw);
 }
 
+std::size_t Context::PosKeyHash::operator()(const PosKey& k) const {
+  std::size_t h = std::hash<std::string>()(k.file);
+  for (std::uint64_t v : {std::uint64_t{k.source}, static_cast<std::uint64_t>(k.line),
+                          static_cast<std::uint64_t>(k.col)})
+    h = h * 1000003u ^ std::hash<std::uint64_t>()(v);
+  return h;
+}
+
+void Context::add_position_locked(Occurrences& o, const SourcePos& pos) {
+  if (o.seen.insert(PosKey{pos.source, pos.line, pos.col, pos.file}).second) o.list.push_back(pos);
+}
+
 void Context::add_position(Expr e, const SourcePos& pos) {
   if (!e.defined() || !pos.valid()) return;
   std::lock_guard lock(mutex_);
-  auto& v = positions_[e.get()];
-  for (const auto& p : v)
-    if (p.line == pos.line && p.col == pos.col && p.source == pos.source && p.file == pos.file)
-      return;
-  v.push_back(pos);
+  add_position_locked(positions_[e.get()], pos);
+}
+
+void Context::add_positions_of(Expr from, Expr to) {
+  if (!from.defined() || !to.defined() || from == to) return;
+  std::lock_guard lock(mutex_);
+  if (!positions_.count(from.get())) return;
+  auto& dest = positions_[to.get()];  // a rehash keeps references to the map's elements
+  const auto& list = positions_.at(from.get()).list;
+  // only what was added since the last copy: a literal coerced at each of its n occurrences
+  // would otherwise copy its whole list n times
+  auto& done = dest.copied_from[from.get()];
+  for (; done < list.size(); ++done) add_position_locked(dest, list[done]);
 }
 
 std::vector<SourcePos> Context::positions(Expr e) const {
   std::lock_guard lock(mutex_);
   auto it = positions_.find(e.get());
-  return it == positions_.end() ? std::vector<SourcePos>{} : it->second;
+  return it == positions_.end() ? std::vector<SourcePos>{} : it->second.list;
 }
 
 SourcePos Context::position(Expr e, std::uint32_t source) const {
   std::lock_guard lock(mutex_);
   auto it = positions_.find(e.get());
   if (it == positions_.end()) return SourcePos{};
-  for (const auto& p : it->second)
+  for (const auto& p : it->second.list)
     if (source == 0 || p.source == source) return p;
   return SourcePos{};
 }
@@ -94,7 +114,7 @@ SourcePos Context::position(Expr e, std::uint32_t source) const {
 SourcePos Context::latest_position(Expr e) const {
   std::lock_guard lock(mutex_);
   auto it = positions_.find(e.get());
-  return it == positions_.end() || it->second.empty() ? SourcePos{} : it->second.back();
+  return it == positions_.end() || it->second.list.empty() ? SourcePos{} : it->second.list.back();
 }
 
 std::vector<SourcePos> Context::positions(Expr e, std::uint32_t source) const {

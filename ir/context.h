@@ -51,6 +51,8 @@ class Context {
 
   // Source positions are per occurrence, kept beside the node (not part of its identity).
   void add_position(Expr e, const SourcePos& pos);
+  // Every position of `from` becomes one of `to` too (a node rebuilt from another).
+  void add_positions_of(Expr from, Expr to);
   std::vector<SourcePos> positions(Expr e) const;
   // The first recorded position (of parse `source` when non-zero), or an invalid one.
   SourcePos position(Expr e, std::uint32_t source = 0) const;
@@ -74,7 +76,25 @@ class Context {
   mutable std::mutex mutex_;
   std::vector<std::unique_ptr<ExprNode>> nodes_;
   std::unordered_map<NodeKey, const ExprNode*, KeyHash> table_;
-  std::unordered_map<const ExprNode*, std::vector<SourcePos>> positions_;
+  // A node's positions in the order recorded, and a set that keeps each once: a shared node
+  // (the literal 1.0) has one per occurrence, so a scan per insertion was quadratic in them.
+  struct PosKey {
+    std::uint32_t source;
+    std::int32_t line, col;
+    std::string file;
+    bool operator==(const PosKey&) const = default;
+  };
+  struct PosKeyHash {
+    std::size_t operator()(const PosKey& k) const;
+  };
+  struct Occurrences {
+    std::vector<SourcePos> list;
+    std::unordered_set<PosKey, PosKeyHash> seen;
+    // add_positions_of: how many of a node's (append-only) list were copied here already
+    std::unordered_map<const ExprNode*, std::size_t> copied_from;
+  };
+  void add_position_locked(Occurrences& o, const SourcePos& pos);
+  std::unordered_map<const ExprNode*, Occurrences> positions_;
   std::unordered_set<std::string> var_names_;
   std::uint32_t next_var_id_ = 0;
   std::uint64_t fresh_counter_ = 0;

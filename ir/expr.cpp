@@ -128,8 +128,7 @@ Expr coerce_flexible(Expr e, ElemType elem) {
   Expr out = coerced(e, elem);
   // The typed node keeps the flexible one's positions: a run-time error in `7 % -2` or `-7 / 0`
   // names its place (an audit finding: they had none)
-  Context& ctx = Context::current();
-  for (const auto& p : ctx.positions(e)) ctx.add_position(out, p);
+  Context::current().add_positions_of(e, out);
   return out;
 }
 

@@ -35,7 +35,13 @@ std::string FreshNames::fresh(const std::string& hint) {
   for (auto& c : base)
     if (c == '.') c = '_';
   std::string name = base;
-  for (int k = 1; used_.count(name); ++k) name = base + "_" + std::to_string(k);
+  // base_1 .. base_{k-1} stay taken (names are never released): start after them, or n
+  // requests for one base would probe O(n^2) names
+  std::size_t& k = next_suffix_[base];
+  if (used_.count(name)) {
+    do name = base + "_" + std::to_string(++k);
+    while (used_.count(name));
+  }
   used_.insert(name);
   return name;
 }

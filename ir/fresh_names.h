@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "ir/function.h"
@@ -22,6 +23,7 @@ class FreshNames {
 
  private:
   std::unordered_set<std::string> used_;
+  std::unordered_map<std::string, std::size_t> next_suffix_;  // the last suffix taken per base
 };
 
 // Renames every variable of an inlined callee apart: its sizes become the call's expressions,

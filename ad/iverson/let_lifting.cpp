@@ -38,6 +38,8 @@ class LetLifter : public Mutator {
   std::vector<Stmt> stmts;
 
   Expr mutate(Expr e) override {
+    if (e.as<Var>())
+      if (auto it = env_.find(e); it != env_.end()) return it->second;
     if (SourcePos p = pos_of(e); p.valid()) g_near = p;
     return Mutator::mutate(e);
   }
@@ -68,7 +70,23 @@ class LetLifter : public Mutator {
     } else {
       lift(l.vars, value, self, m);
     }
-    return mutate(substitute(l.body, m));
+    // The body sees the bindings through env_ while it is mutated (no shadowing in the language:
+    // nothing in it can capture them). Substituting the body at each let, then mutating it, was
+    // quadratic in a chain of lets (an inlined helper's).
+    std::vector<std::pair<Expr, Expr>> outer;  // the entries the bindings hide
+    for (const auto& [var, to] : m) {
+      auto it = env_.find(var);
+      outer.emplace_back(var, it == env_.end() ? Expr() : it->second);
+      env_[var] = to;
+    }
+    Expr body = mutate(l.body);
+    for (const auto& [var, to] : outer) {
+      if (to.defined())
+        env_[var] = to;
+      else
+        env_.erase(var);
+    }
+    return body;
   }
   Expr mutate_node(const Gen& g, Expr self) override {
     (void)self;
@@ -112,6 +130,7 @@ class LetLifter : public Mutator {
   std::vector<Binder> binders_;
   std::vector<Condition> conds_;
   SubstMap renamed_;  // top-level names bound twice
+  SubstMap env_;      // the lets around the node being mutated: what their names stand for
   std::unordered_set<std::string> bound_;
 
   // The source name while no statement has it (the paper assumes no name is reused), else fresh.
