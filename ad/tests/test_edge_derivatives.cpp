@@ -329,6 +329,14 @@ TEST_CASE("sum elimination evaluates what can fail only where the original did",
   // scatter's kernels are gens over the sum's range: a bound of data is declined, not a program
   // that fails its own type check (`the bound of gen must be a size expression`)
   CHECK_THROWS_AS(gradient("scatter", outer_bracket, {y, one, one}), Unsupported);
+  for (const char* bounded_by_data :
+       {"func f(x: f64, T: i64) -> f64 { return sum[t < T] x * x * f64(t) }",
+        "func f(x: f64, T: i64) -> f64 { return loop[t < T] (h = x) { next h * 1.5 } }"}) {
+    INFO(bounded_by_data);
+    CHECK_THROWS_AS(
+        gradient("scatter", bounded_by_data, {ir::dense_f64({}, {0.7}), ir::dense_i64({}, {3})}),
+        Unsupported);
+  }
   CHECK(gradient("scatter", earlier_false, {ir::dense_f64({}, {2}), y, one, one, zero}) ==
         std::vector<double>{5, 0, 2, 2});
 }

@@ -98,6 +98,7 @@ Tolerance derive_tolerance(const ir::Function& f, const std::vector<ir::Tensor>&
   for (const auto& r : out) {
     if (!ir::is_float(r.elem)) continue;
     for (double v : r.values) {
+      t.double_primal.push_back(v);
       double want = ir::math::to_double(ref.primal[k++]);
       double denom = std::max({std::fabs(want), 1e-3 * scale, 1e-300});
       t.rho = std::max(t.rho, std::isfinite(v) ? std::fabs(v - want) / denom : 1.0);
@@ -173,6 +174,27 @@ Comparison compare(const std::vector<double>& got, const std::vector<ir::mp50>& 
   }
   c.pass = !non_finite && c.worst_error <= tolerance;
   return c;
+}
+
+Comparison compare_primal(const std::vector<double>& got, const Reference& ref,
+                          const Tolerance& tol) {
+  if (got.size() != ref.primal.size() || tol.double_primal.size() != ref.primal.size())
+    return compare(got, ref.primal, tol.value);  // fails: the sizes differ
+  Comparison worst;
+  std::size_t start = 0;
+  for (std::size_t len : ref.out.block_sizes()) {
+    const std::size_t end = std::min(start + len, got.size());
+    auto slice = [&](const auto& v) { return std::vector(v.begin() + start, v.begin() + end); };
+    const auto want = slice(ref.primal);
+    const double rho =
+        compare(slice(tol.double_primal), want, 0, {}, ref.primal_scale()).worst_error;
+    Comparison c = compare(slice(got), want, std::max(tol.value, 4 * rho), {}, ref.primal_scale());
+    c.worst_index += start;
+    if (!c.pass) return c;
+    if (start == 0 || c.worst_error > worst.worst_error) worst = c;
+    start = end;
+  }
+  return worst;
 }
 
 }  // namespace adlab::checker

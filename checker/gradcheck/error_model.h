@@ -23,6 +23,9 @@ struct Tolerance {
   double rho = 0;
   std::int64_t ops = 0;
   double floor = 0;
+  // The interpreter's double primal (floating results, flattened): what a correct strategy's
+  // primal may be off by is measured per result from it (decision 192).
+  std::vector<double> double_primal;
   std::string basis() const;
   // The same model with another floor (the model needs one double primal run per entry).
   Tolerance with_floor(double accuracy) const;
@@ -48,6 +51,13 @@ struct Comparison {
   double got = 0, want = 0;
   std::string where;  // filled by the caller (it knows the layout)
 };
+
+// A strategy's primal results against the reference, result by result: each within max(tol,
+// 4 rho_r), rho_r the interpreter's double run's worst error on that result under the same
+// measure (an ill-conditioned result excuses its own rounding, not another result's; decision
+// 192). A result whose reference is zero throughout is judged against the function's magnitude.
+Comparison compare_primal(const std::vector<double>& got, const Reference& ref,
+                          const Tolerance& tol);
 
 // `groups`: the sizes of consecutive groups (empty: one group of everything); `floor_scale`:
 // the function's magnitude, for groups whose reference is zero throughout; `group_floors`, when

@@ -268,5 +268,35 @@ TEST_CASE("a zero Jacobian row is judged against its own result's magnitude (dec
   CHECK(compare({1, 2e-11}, want, 1e-8, {1, 1}, 1e20, {1e20, 1e-11}).pass);
 }
 
+TEST_CASE("an ill-conditioned result excuses its own primal rounding and not that of another",
+          "[unit]") {
+  // An audit helper's case (decision 192): result 1 is 0.01 exactly, but -0.29 in double (rho
+  // about 30); every primal entry was allowed 4 rho = 120, so a result 0 100 times too large
+  // passed. Result 1's own rounding stays allowed; result 0 is judged strictly.
+  auto f = parse(
+      "func k(x: f64[n], c: f64) -> (f64, f64) {\n"
+      "  return (sum[i < n] x[i] * x[i] * x[i], ((c + 1e16) - 1e16) - c + 0.01)\n}\n",
+      "k");
+  ir::Tensor c;
+  c.values = {0.3};
+  const std::vector<ir::Tensor> in = {vec({0.5, 0.75, 1.25}), c};
+  Reference ref = reference_jacobian(*f, in, {"x"});
+  Tolerance t = derive_tolerance(*f, in, ref, {}, 0, {"x"});
+  REQUIRE(t.rho > 10);
+  const double r0 = 0.125 + 0.421875 + 1.953125;
+  const double r1_double = t.double_primal.at(1);
+  CHECK(compare_primal({r0, r1_double}, ref, t).pass);  // the interpreter's own primal
+  CHECK_FALSE(compare_primal({100 * r0, r1_double}, ref, t).pass);
+  CHECK_FALSE(compare_primal({r0 * (1 + 1e-9), r1_double}, ref, t).pass);
+  // a result whose reference is 0 is judged against the function's magnitude, not 1e-300
+  auto h = parse(
+      "func h(x: f64[n], c: f64) -> (f64, f64) {\n"
+      "  return (sum[i < n] x[i] * x[i] * x[i], ((c + 1e16) - 1e16) - c)\n}\n",
+      "h");
+  Reference href = reference_jacobian(*h, in, {"x"});
+  Tolerance ht = derive_tolerance(*h, in, href, {}, 0, {"x"});
+  CHECK(compare_primal({r0, ht.double_primal.at(1)}, href, ht).pass);
+}
+
 }  // namespace
 }  // namespace adlab::checker
