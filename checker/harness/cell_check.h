@@ -30,6 +30,14 @@ void check_cell(const EntryContext& ctx, const ad::Strategy& s, const ad::Reques
 // Random directions (normal, seeded): tangents over the wrt coordinates, cotangents over outputs.
 std::vector<double> random_direction(std::size_t n, std::uint64_t seed);
 
+// A random tangent (over the reference Jacobian's columns) or cotangent (over its rows) whose
+// entry k is scaled by s_min / s_k, s_k the largest |entry| of column (row) k and s_min the
+// smallest non-zero one (a zero column counts as the largest): every column contributes alike
+// to a jvp, every row to a vjp, so an error in a small one is not hidden under a large one, and
+// no entry exceeds 1 (decision 193).
+enum class Along { Columns, Rows };
+std::vector<double> equilibrated_direction(const Reference& ref, Along along, std::uint64_t seed);
+
 // The derivative's outputs for `mode`, flattened, with the primal results it returns first.
 struct ModeRun {
   std::vector<ir::Tensor> results;  // the primal part
