@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 
 #include "checker/gradcheck/error_model.h"
+#include "checker/harness/cell_check.h"
 #include "ir/syntax/parser.h"
 
 namespace adlab::checker {
@@ -296,6 +297,31 @@ TEST_CASE("an ill-conditioned result excuses its own primal rounding and not tha
   Reference href = reference_jacobian(*h, in, {"x"});
   Tolerance ht = derive_tolerance(*h, in, href, {}, 0, {"x"});
   CHECK(compare_primal({r0, ht.double_primal.at(1)}, href, ht).pass);
+}
+
+TEST_CASE("an equilibrated jvp direction shows a dropped small column that a random one hides",
+          "[unit]") {
+  // a * b at a = 1e12, b = 1e-3 (an audit helper; decision 193): J = (b, a) = (1e-3, 1e12). A
+  // jvp with d/da dropped is off by 1e-3 * v_a beside 1e12 * v_b: hidden at a 1e-10 tolerance
+  // with a random direction, visible when each column contributes alike.
+  auto f = parse("func p(a: f64, b: f64) -> f64 {\n  return a * b\n}\n", "p");
+  ir::Tensor a, b;
+  a.values = {1e12};
+  b.values = {1e-3};
+  Reference ref = reference_jacobian(*f, {a, b}, {});
+  auto jvp = [&](const std::vector<double>& v, bool drop_a) {
+    return std::vector<double>{(drop_a ? 0.0 : 1e-3) * v[0] + 1e12 * v[1]};
+  };
+  auto exact = [&](const std::vector<double>& v) {
+    return std::vector<mp50>{mp50(1e-3) * mp50(v[0]) + mp50(1e12) * mp50(v[1])};
+  };
+  const auto plain = random_direction(2, 17);
+  CHECK(compare(jvp(plain, true), exact(plain), 1e-10).pass);  // the blind spot
+  const auto eq = equilibrated_direction(ref, Along::Columns, 17);
+  CHECK(std::fabs(eq[0]) <= 1);
+  CHECK(std::fabs(eq[1]) <= 1e-15 * 1.0001);
+  CHECK(compare(jvp(eq, false), exact(eq), 1e-10).pass);
+  CHECK_FALSE(compare(jvp(eq, true), exact(eq), 1e-10).pass);
 }
 
 }  // namespace
