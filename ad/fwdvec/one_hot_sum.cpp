@@ -53,23 +53,27 @@ Expr one_hot_sum(const Domain& dom, Expr body, Expr known_var, Expr known_bound)
       if (bound_reads_v && !to_affine(a)) continue;
       Expr bound = dom.bounds[k];
       // A value that can fail (`i % m`) was evaluated only inside a non-empty sum, after the
-      // conjuncts before its equation: solved only where none of those reads v, and behind
-      // `0 < n` (decision 184).
+      // conjuncts before its equation: solved only where none of those reads v, behind `0 < n`,
+      // and only where no other binder's range could have been empty (decisions 184, 194).
       const bool may_fail = !logic::never_fails(a);
       bool earlier_reads_v = false;
       for (std::size_t o = 0; o < c; ++o) earlier_reads_v |= is_free_in(v, cs[o]);
-      if (may_fail && earlier_reads_v) continue;
-      // [0 <= a && a < n]: the bounds condition of e4 (digest 001 section 4.5), in the place of
-      // the equation: `&&` short-circuits, so a conjunct guarding a (`0 < m` before `% m`)
-      // must stay in front of it.
+      if (may_fail && (earlier_reads_v || dom.vars.size() > 1)) continue;
+      // [0 <= a && a < n]: the bounds condition of e4 (digest 001 section 4.5). `&&`
+      // short-circuits: it goes first, before the conjuncts that now read at a (`c[v] > 0`
+      // becomes `c[a] > 0`; decision 194); a value that can fail goes in the place of its
+      // equation, behind `0 < n` and the conjuncts that guarded it (`0 < m` before `% m`).
+      const bool guarded = !(known_var.defined() && a == known_var && bound == known_bound);
+      const Expr in_range =
+          guarded ? t_and(Binary::make(BinaryOp::Le, Literal::make(0, ElemType::I64), a),
+                          Binary::make(BinaryOp::Lt, a, bound))
+                  : Expr();
       Expr pred;
+      if (may_fail && guarded)
+        pred = Binary::make(BinaryOp::Lt, Literal::make(0, ElemType::I64), bound);
+      if (!may_fail) pred = t_and(pred, in_range);
       for (std::size_t o = 0; o < c; ++o) pred = t_and(pred, substitute(cs[o], v, a));
-      if (!(known_var.defined() && a == known_var && bound == known_bound)) {
-        if (may_fail)
-          pred = t_and(pred, Binary::make(BinaryOp::Lt, Literal::make(0, ElemType::I64), bound));
-        pred = t_and(pred, t_and(Binary::make(BinaryOp::Le, Literal::make(0, ElemType::I64), a),
-                                 Binary::make(BinaryOp::Lt, a, bound)));
-      }
+      if (may_fail) pred = t_and(pred, in_range);
       for (std::size_t o = c + 1; o < cs.size(); ++o) pred = t_and(pred, substitute(cs[o], v, a));
       Expr body2 = substitute(br->body, v, a);
       Expr rest = pred.defined() ? Iverson::make(pred, body2) : body2;

@@ -326,6 +326,22 @@ TEST_CASE("sum elimination evaluates what can fail only where the original did",
     // m = 1, k = 0: f = x (y1 + y2)
     CHECK(gradient(s, earlier_false, {x, y, one, one, zero}) == std::vector<double>{5, 0, 2, 2});
   }
+  // fwdvec's one-hot sums (a reviewing helper; decision 194): the range condition went after
+  // the conjuncts before the equation, which then read at the solved index (`c[i - 1]` at i =
+  // 0, `c[j + 1]` at j = n - 1), and `5 % m` was solved though another binder's range (`j <
+  // i`) was empty at the only i.
+  const std::string triangular =
+      "func f(x: f64[n], c: i64[n]) -> f64 { return sum[i < n, j < i] [c[i - 1] > 0] * x[j] }";
+  const std::string shifted =
+      "func f(x: f64[n], c: i64[n]) -> f64 {\n"
+      "  return sum[j < n] sum[v < n] [c[v] > 0 && v == j + 1] * (x[v] * x[v])\n}";
+  const std::string other_binder =
+      "func f(x: f64[p], k: i64, m: i64) -> f64 {\n"
+      "  return x[0] * x[0] + sum[i < k, j < i] [i == 5 % m] * x[j]\n}";
+  const ir::Tensor ones = ir::dense_i64({3}, {1, 1, 1});
+  CHECK(gradient("fwdvec", triangular, {y, ones}) == std::vector<double>{2, 1, 0});
+  CHECK(gradient("fwdvec", shifted, {y, ones}) == std::vector<double>{0, 4, 6});
+  CHECK(gradient("fwdvec", other_binder, {y, one, zero}) == std::vector<double>{2, 0, 0});
   // scatter's kernels are gens over the sum's range: a bound of data is declined, not a program
   // that fails its own type check (`the bound of gen must be a size expression`)
   CHECK_THROWS_AS(gradient("scatter", outer_bracket, {y, one, one}), Unsupported);
