@@ -278,8 +278,10 @@ Expr Tangents::lane_prim(Expr e) {
   if (p->op == PrimOp::Pow || p->op == PrimOp::Min || p->op == PrimOp::Max) {
     Expr b = p->args[1];
     Expr la = lane(a), lb = lane(b);
-    if (p->op == PrimOp::Min) return t_select(Binary::make(BinaryOp::Le, a, b), la, lb, el);
-    if (p->op == PrimOp::Max) return t_select(Binary::make(BinaryOp::Ge, a, b), la, lb, el);
+    // b's tangent exactly where the interpreter returns b (`a < b ? b : a` for max): a NaN
+    // operand it skips gets none (decision 195)
+    if (p->op == PrimOp::Min) return t_select(Binary::make(BinaryOp::Lt, b, a), lb, la, el);
+    if (p->op == PrimOp::Max) return t_select(Binary::make(BinaryOp::Lt, a, b), lb, la, el);
     // D-Pow, with the constant-exponent special case of digest 001 3.1 (x ** 2 at x = -1 is -2)
     // and the limits at a = 0 and b = 0 (ad/pow_partials.h)
     auto [da, db] = pow_partials(a, b, e);

@@ -25,6 +25,14 @@ Expr isub(Expr a, Expr b) {
 Expr cmp(BinaryOp op, Expr a, Expr b) {
   return Binary::make(op, a, b);
 }
+// Whether the running max (min) `prev` stays the extremum past x: not when x beats or ties it
+// (ties go to the later element, paper 002 section 4.6), and yes when either is NaN, where the
+// interpreter's `prev < x ? x : prev` keeps prev (an audit finding: `prev > x` sent the
+// derivative to a NaN element the primal skipped; decision 195).
+Expr prev_stays(ReduceOp op, Expr prev, Expr x) {
+  return Unary::make(UnaryOp::Not, op == ReduceOp::Max ? Binary::make(BinaryOp::Le, prev, x)
+                                                       : Binary::make(BinaryOp::Le, x, prev));
+}
 Expr index_var(FreshNames& n, const std::string& base) {
   return Var::make(n.fresh(base), Type::scalar(ElemType::I64));
 }
@@ -212,13 +220,13 @@ void Dual::dual_reduce(const Kernel& k, Expr g) {
 void Dual::dual_maxmin(const Kernel& k, Expr g) {
   Expr q = k.ivars[0], n = k.ibounds[0];
   ElemType t = k.var->type.elem;
-  BinaryOp wins = k.op == ReduceOp::Max ? BinaryOp::Gt : BinaryOp::Lt;
   Kernel pk{Expr(), k.vars, k.bounds, k.guard, KernelKind::Scan, k.op,
             {q},    {n},    {},       {},      k.body,           k.pos};
   Expr P = emit("run", pk.value());
-  Expr keep = Select::make(cmp(BinaryOp::Gt, q, ilit(0)),
-                           cmp(wins, Access::make(P, plus(k.vars, isub(q, ilit(1)))), k.body),
-                           Literal::make(0, ElemType::Bool));
+  Expr keep =
+      Select::make(cmp(BinaryOp::Gt, q, ilit(0)),
+                   prev_stays(k.op, Access::make(P, plus(k.vars, isub(q, ilit(1)))), k.body),
+                   Literal::make(0, ElemType::Bool));
   Expr suffix =
       suffix_products(k, q, n, Select::make(keep, one_of(t), zero_of(t)), "keep", t).second;
   Expr lam = mul(g, mul(Select::make(keep, zero_of(t), one_of(t)), suffix));
@@ -379,7 +387,7 @@ void Dual::dual_scan(const Kernel& k, Expr dk) {
       d1 = k.body;
       d2 = prev;
     } else {
-      Expr c = cmp(k.op == ReduceOp::Max ? BinaryOp::Gt : BinaryOp::Lt, prev, k.body);
+      Expr c = prev_stays(k.op, prev, k.body);
       d1 = Select::make(c, one_of(et), zero_of(et));
       d2 = Select::make(c, zero_of(et), one_of(et));
     }

@@ -155,7 +155,10 @@ class Adjoint {
       }
       case PrimOp::Max:
       case PrimOp::Min: {  // max(a, b)' = a > b ? (g, 0) : (0, g) (paper 002 section 4.6 ties)
-        Expr c = Binary::make(n.op == PrimOp::Max ? BinaryOp::Gt : BinaryOp::Lt, x, n.args[1]);
+        // as !(a <= b): a NaN b is skipped by the interpreter's max, so a keeps g (decision 195)
+        Expr c = Unary::make(UnaryOp::Not, n.op == PrimOp::Max
+                                               ? Binary::make(BinaryOp::Le, x, n.args[1])
+                                               : Binary::make(BinaryOp::Le, n.args[1], x));
         back(x, g, and_guard(guard, c));
         back(n.args[1], g, and_guard(guard, Unary::make(UnaryOp::Not, c)));
         return;

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <limits>
 
 #include "ad/strategy.h"
 #include "ir/suite/manifest.h"
@@ -355,6 +356,33 @@ TEST_CASE("sum elimination evaluates what can fail only where the original did",
   }
   CHECK(gradient("scatter", earlier_false, {ir::dense_f64({}, {2}), y, one, one, zero}) ==
         std::vector<double>{5, 0, 2, 2});
+}
+
+TEST_CASE("max and min send the derivative where the interpreter takes its value, NaN included",
+          "[unit]") {
+  // The interpreter's max(a, b) is `a < b ? b : a` and a max reduction replaces its best only
+  // when `best < x`: a NaN that is not first is skipped and the primal stays finite. fwdvec
+  // (`a >= b`) and scatter (`a > b`, `run[q - 1] > e[q]`) sent the derivative to the NaN (an
+  // audit helper; decision 195). Ties keep each strategy's documented rule (decision 36).
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const ir::Tensor a = ir::dense_f64({}, {1}), b = ir::dense_f64({}, {nan});
+  const ir::Tensor v = ir::dense_f64({3}, {2, 1, nan});
+  for (const char* s : kEmitting) {
+    INFO(s);
+    CHECK(gradient(s, "func f(a: f64, b: f64) -> f64 { return max(a, b) * 3 }", {a, b}) ==
+          std::vector<double>{3, 0});
+    CHECK(gradient(s, "func f(a: f64, b: f64) -> f64 { return min(a, b) * 3 }", {a, b}) ==
+          std::vector<double>{3, 0});
+    if (std::string(s) == "iverson") continue;  // max/min reductions are outside paper 000
+    CHECK(gradient(s, "func f(v: f64[n]) -> f64 { return 3 * max[i < n] v[i] }", {v}) ==
+          std::vector<double>{3, 0, 0});
+    CHECK(gradient(s, "func f(v: f64[n]) -> f64 { return 3 * min[i < n] v[i] }", {v}) ==
+          std::vector<double>{0, 3, 0});
+  }
+  // scatter's scan (max): the last running maximum is 2 (element 0), NaN skipped
+  const char* scan_max =
+      "func f(v: f64[n]) -> f64 {\n  let q = scan[i < n] (max) v[i]\n  return 3 * q[n - 1]\n}";
+  CHECK(gradient("scatter", scan_max, {v}) == std::vector<double>{3, 0, 0});
 }
 
 TEST_CASE("fwdvec: a loop whose state has the name of the let that binds the loop", "[unit]") {
