@@ -237,11 +237,9 @@ Expr Tangents::lane_binary(Expr e) {
     case BinaryOp::Mul:  // D-Mult: E[e1] * P[e2] + P[e1] * E[e2]
       return t_add(t_scale(la, b->b), t_scale(lb, b->a));
     case BinaryOp::Div: {  // D-Div: E[e1] / P[e2] - P[e1] * E[e2] / P[e2]^2
-      Expr r = t_div(la, b->b);
-      if (lb.defined())
-        r = t_sub(r, t_scale(lb, Binary::make(BinaryOp::Div, b->a,
-                                              Binary::make(BinaryOp::Mul, b->b, b->b))));
-      return r;
+      // as (E[e1] - (e1 / e2) E[e2]) / P[e2]: P[e2]^2 overflows at 1e200 where the tangent
+      // does not (decision 196)
+      return t_div(lb.defined() ? t_sub(la, t_scale(lb, e)) : la, b->b);
     }
     default:
       if (la.defined() || lb.defined())

@@ -86,9 +86,11 @@ class Adjoint {
             back(n.a, mul(g, n.b), guard);
             back(n.b, mul(g, n.a), guard);
             return;
-          case BinaryOp::Div:  // adjoint of a/b: (g/b, -g*a/(b*b))
+          case BinaryOp::Div:  // adjoint of a/b: (g/b, -(g/b)(a/b))
+            // not -g*a/(b*b): b*b overflows (or g*a underflows) where the adjoint does not
+            // (b = 1e200: 0 instead of -1e-200 * g; decision 196)
             back(n.a, div(g, n.b), guard);
-            back(n.b, neg(div(mul(g, n.a), mul(n.b, n.b))), guard);
+            back(n.b, neg(mul(div(g, n.b), div(n.a, n.b))), guard);
             return;
           default:
             return;  // comparisons, logic and % are discrete

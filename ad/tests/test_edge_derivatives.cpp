@@ -385,6 +385,23 @@ TEST_CASE("max and min send the derivative where the interpreter takes its value
   CHECK(gradient("scatter", scan_max, {v}) == std::vector<double>{3, 0, 0});
 }
 
+TEST_CASE("a quotient's derivative does not square its denominator (1 / x at x = 1e200)",
+          "[unit]") {
+  // f = y / (s u) at s = y = 1e200, u = 1: df/du = -1. fwdvec's `a / (b * b)` and scatter's
+  // `-g a / (b * b)` overflowed b * b and gave 0; iverson's `-(g / b / b)` was right (an audit
+  // helper; decision 196).
+  const std::string src =
+      "func f(u: f64, s: f64, y: f64) -> f64 {\n  let x = s * u\n  return y * (1 / x)\n}";
+  const ir::Tensor big = ir::dense_f64({}, {1e200});
+  for (const char* s : kEmitting) {
+    INFO(s);
+    auto g = gradient(s, src, {ir::dense_f64({}, {1}), big, big});
+    REQUIRE(g.size() == 3);
+    CHECK(g[0] == -1);
+    CHECK(g[2] == 1e-200);
+  }
+}
+
 TEST_CASE("fwdvec: a loop whose state has the name of the let that binds the loop", "[unit]") {
   // `let s = loop (s = x)` is one interned variable s: fwdvec's dual loop, emitted after the
   // primal statement, rebound s while the let had it in scope (no shadowing in the language),
