@@ -445,6 +445,19 @@ expect_out "print --simplify (000 TC5)" 'func onehot(c: f64[m], n: i64) -> f64[n
 check "print --trace names the rules with positions" grep -q '^# e4.adl:2:21: sum-elim-solved \[000 errata 10' out
 check "print --trace output still parses" "$ADLAB" check-syntax out --quiet
 expect_err "print --trace without --simplify" 'error: --trace needs --simplify' print e4.adl --trace
+# let-dead drops a let only if its value cannot fail: `i64(floor(x))` at x = NaN is an error in
+# the original, and was a value once simplified (an audit helper; decision 197).
+cat >deadlet.adl <<'EOF'
+func f(x: f64, v: f64[n]) -> f64 {
+  return { let k = i64(floor(x)) ; v[0] * 2 } + { let t = x / x ; v[1] }
+}
+EOF
+expect_out "print --simplify keeps a dead let that can fail, drops one that cannot" 'func f(x: f64, v: f64[n]) -> f64 {
+  return {
+    let k = i64(floor(x))
+    v[0] * 2 + v[1]
+  }
+}' print deadlet.adl --simplify
 expect_err "print --simplify with an unknown table" 'error: unknown rule table `nope` (see `adlab rules --list`)' \
   print e4.adl --simplify --table nope
 expect_err "print --simplify refuses the errata" 'error: the errata table holds wrong rules: it is not applied' \

@@ -321,10 +321,17 @@ bool never_fails(Expr a) {
   if (auto* r = a.as<Reduce>(); r && r->op != ReduceOp::Sum) return false;  // max over nothing
   if (auto* p = a.as<Prim>(); p && p->op == PrimOp::ToI64 && is_float(p->args[0]->type.elem))
     return false;  // i64(...) of a value that is not a representable integer
-  if (auto* b = a.as<Binary>(); b && (b->op == BinaryOp::Div || b->op == BinaryOp::Mod)) {
+  // integer `/` and `%` by a non-positive value fail; a float `/` is IEEE (decision 197)
+  if (auto* b = a.as<Binary>();
+      b && (b->op == BinaryOp::Div || b->op == BinaryOp::Mod) && !is_float(b->type.elem)) {
     auto* lit = b->b.as<Literal>();
     if (!lit || !(lit->value >= 1)) return false;
   }
+  // a gen or scan with a negative bound is an error (a sum over it is 0)
+  const Domain* dom = a.as<Gen>() ? &a.as<Gen>()->dom : a.as<Scan>() ? &a.as<Scan>()->dom : nullptr;
+  if (dom)
+    for (auto b : dom->bounds)
+      if (extent_of_bound(b) != b) return false;
   for (auto c : children(a))
     if (!never_fails(c)) return false;
   return true;

@@ -55,11 +55,12 @@ class PredicateService {
 // The conjuncts of a predicate (a && b && c -> {a, b, c}).
 std::vector<Expr> conjuncts(Expr p);
 
-// Whether evaluating the index expression a cannot fail: no / or % by anything but a positive
-// literal, no tensor read (its index may be out of range), no call, no `i64(...)` of a float and
-// no max or min over a range that may be empty (i64 overflow is not considered). Sum elimination
-// evaluates a solved index where the sum evaluated it only inside a non-empty loop and after the
-// conjuncts before its equation: a value that can fail must keep that place (decision 184).
+// Whether evaluating a cannot fail: no integer / or % by anything but a positive literal, no
+// tensor read (its index may be out of range), no call, no `i64(...)` of a float, no max or min
+// over a range that may be empty and no gen or scan whose bound may be negative (i64 overflow
+// is not considered). Sum elimination evaluates a solved index where the sum evaluated it only
+// inside a non-empty loop and after the conjuncts before its equation: a value that can fail
+// must keep that place (decision 184); a dead let is dropped only if it cannot fail (197).
 bool never_fails(Expr a);
 
 }  // namespace adlab::ir::logic
