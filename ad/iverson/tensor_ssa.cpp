@@ -314,6 +314,14 @@ class Lowerer {
     return Binary::make(BinaryOp::Eq, flag, int_lit(1));
   }
 
+  // [c] a + [!c] b, exactly one bracket taken, as -(-([c] a) - [!c] b): the untaken bracket is
+  // +0, and -0 + +0 is +0, so the sum lost a taken branch's -0 (`1 / select(x > y, x * y, ...)`
+  // at y = -0 was +inf, -inf in the interpreter; decision 198). x - (+0) is x for every x.
+  static Expr one_of_two(Expr taken_a, Expr taken_b) {
+    if (is_zero(taken_a) || is_zero(taken_b)) return add(taken_a, taken_b);
+    return neg(sub(neg(taken_a), taken_b));
+  }
+
   // A scalar expression in Tensor SSA form; `top`: at the top of a statement's body, where a
   // sum may stay (under brackets and sums).
   Expr lower(Expr e, const Scope& s, bool top) {
@@ -361,7 +369,7 @@ class Lowerer {
         Expr nc = Unary::make(UnaryOp::Not, c);
         Expr a = lower(sel->then_value, s.with_guard(c), false);
         Expr b = lower(sel->else_value, s.with_guard(nc), false);
-        return add(guard({c}, a), guard({nc}, b));
+        return one_of_two(guard({c}, a), guard({nc}, b));
       }
       case NodeKind::Iverson: {
         auto* iv = e.as<Iverson>();
@@ -488,7 +496,7 @@ class Lowerer {
         Expr nc = Unary::make(UnaryOp::Not, c);
         Expr a = lower_access(sel->then_value, idx, s.with_guard(c), false);
         Expr b = lower_access(sel->else_value, idx, s.with_guard(nc), false);
-        return add(guard({c}, a), guard({nc}, b));
+        return one_of_two(guard({c}, a), guard({nc}, b));
       }
       default:
         if (idx.empty()) return lower(t, s, top);

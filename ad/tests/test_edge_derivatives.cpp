@@ -402,6 +402,24 @@ TEST_CASE("a quotient's derivative does not square its denominator (1 / x at x =
   }
 }
 
+TEST_CASE("a select whose taken branch is -0 gives -0 (iverson's bracket sum)", "[unit]") {
+  // select(c, a, b) is [c] a + [!c] b in iverson, and -0 + (+0) is +0: 1 / select(x > y, x y,
+  // x + y) at x = 2, y = -0 was +inf where the interpreter gives -inf (an audit helper;
+  // decision 198).
+  const std::string src =
+      "func f(x: f64, y: f64) -> f64 {\n  return 1 / select(x > y, x * y, x + y)\n}";
+  ir::Module m = ir::parse_module(src, "edge.adl");
+  for (const char* s : kEmitting) {
+    INFO(s);
+    Derivative d = StrategyRegistry::instance().find(s)->differentiate(
+        m.functions.back(), Request{{}, Mode::Gradient, ""});
+    auto out = d.executable("interp", backends::Options{})
+                   ->run({ir::dense_f64({}, {2}), ir::dense_f64({}, {-0.0})});
+    REQUIRE(out[0].values.size() == 1);
+    CHECK(out[0].values[0] == -std::numeric_limits<double>::infinity());
+  }
+}
+
 TEST_CASE("fwdvec: a loop whose state has the name of the let that binds the loop", "[unit]") {
   // `let s = loop (s = x)` is one interned variable s: fwdvec's dual loop, emitted after the
   // primal statement, rebound s while the let had it in scope (no shadowing in the language),
