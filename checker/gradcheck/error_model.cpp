@@ -90,6 +90,8 @@ Tolerance derive_tolerance(const ir::Function& f, const std::vector<ir::Tensor>&
   Tolerance t;
   t.floor = floor;
   if (derivatives_in_f32(f, wrt)) t.unit_roundoff = 0x1p-24;
+  std::unordered_set<const ir::ExprNode*> seen;
+  t.computes_f32 = function_computes_f32(f, seen);
   ir::Interpreter<double> interp(ir::EvalOptions{sizes, true, false});
   auto out = interp.run_tensors(f, inputs);
   t.ops = interp.counts().total();
@@ -120,6 +122,13 @@ Tolerance Tolerance::with_floor(double accuracy) const {
   return t;
 }
 
+Tolerance Tolerance::for_f64_block() const {
+  if (computes_f32 || unit_roundoff == 0x1p-53) return *this;
+  Tolerance t = *this;
+  t.unit_roundoff = 0x1p-53;
+  return t.with_floor(floor);
+}
+
 Tolerance Tolerance::allowing_ops(std::int64_t program_ops) const {
   if (program_ops <= ops) return *this;
   Tolerance t = *this;
@@ -129,8 +138,10 @@ Tolerance Tolerance::allowing_ops(std::int64_t program_ops) const {
 
 Comparison compare(const std::vector<double>& got, const std::vector<ir::mp50>& want,
                    double tolerance, const std::vector<std::size_t>& groups, double floor_scale,
-                   const std::vector<double>& group_floors) {
+                   const std::vector<double>& group_floors,
+                   const std::vector<double>& group_tolerances) {
   Comparison c;
+  c.tolerance = tolerance;
   const double inf = std::numeric_limits<double>::infinity();
   if (got.size() != want.size()) {
     c.pass = false;
@@ -140,10 +151,12 @@ Comparison compare(const std::vector<double>& got, const std::vector<ir::mp50>& 
   std::vector<std::size_t> sizes = groups;
   if (sizes.empty()) sizes = {want.size()};
   bool non_finite = false;
+  double worst_excess = 0;
   std::size_t start = 0;
   for (std::size_t g = 0; g < sizes.size(); ++g) {
     const std::size_t len = sizes[g];
     const double floor_scale_g = g < group_floors.size() ? group_floors[g] : floor_scale;
+    const double tol_g = g < group_tolerances.size() ? group_tolerances[g] : tolerance;
     std::size_t end = std::min(start + len, want.size());
     double scale = 0;
     for (std::size_t k = start; k < end; ++k)
@@ -155,16 +168,21 @@ Comparison compare(const std::vector<double>& got, const std::vector<ir::mp50>& 
       double denom = zero_group ? std::max(floor_scale_g, 1e-300)
                                 : std::max({std::fabs(w), 1e-3 * scale, 1e-300});
       double err = std::isfinite(got[k]) && std::isfinite(w) ? std::fabs(got[k] - w) / denom : inf;
+      // how far past its group's tolerance (the error itself where tolerances are 0)
+      const double excess = tol_g > 0 ? err / tol_g : err;
       if (!std::isfinite(err)) {
         if (!non_finite) {  // the first non-finite entry is the one reported; it always fails
           c.worst_error = inf;
+          c.tolerance = tol_g;
           c.worst_index = k;
           c.got = got[k];
           c.want = w;
         }
         non_finite = true;
-      } else if (!non_finite && (k == 0 || err > c.worst_error)) {
+      } else if (!non_finite && (k == 0 || excess > worst_excess)) {
+        worst_excess = excess;
         c.worst_error = err;
+        c.tolerance = tol_g;
         c.worst_index = k;
         c.got = got[k];
         c.want = w;
@@ -172,7 +190,7 @@ Comparison compare(const std::vector<double>& got, const std::vector<ir::mp50>& 
     }
     start = end;
   }
-  c.pass = !non_finite && c.worst_error <= tolerance;
+  c.pass = !non_finite && c.worst_error <= c.tolerance;
   return c;
 }
 
@@ -182,13 +200,15 @@ Comparison compare_primal(const std::vector<double>& got, const Reference& ref,
     return compare(got, ref.primal, tol.value);  // fails: the sizes differ
   Comparison worst;
   std::size_t start = 0;
-  for (std::size_t len : ref.out.block_sizes()) {
-    const std::size_t end = std::min(start + len, got.size());
+  for (const Block& block : ref.out.blocks) {
+    const std::size_t end = std::min(start + block.count, got.size());
     auto slice = [&](const auto& v) { return std::vector(v.begin() + start, v.begin() + end); };
     const auto want = slice(ref.primal);
     const double rho =
         compare(slice(tol.double_primal), want, 0, {}, ref.primal_scale()).worst_error;
-    Comparison c = compare(slice(got), want, std::max(tol.value, 4 * rho), {}, ref.primal_scale());
+    const bool f32 = ref.results.at(block.index).elem == ir::ElemType::F32;
+    const double base = f32 ? tol.value : tol.for_f64_block().value;
+    Comparison c = compare(slice(got), want, std::max(base, 4 * rho), {}, ref.primal_scale());
     c.worst_index += start;
     if (!c.pass) return c;
     if (start == 0 || c.worst_error > worst.worst_error) worst = c;

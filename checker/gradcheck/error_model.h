@@ -26,7 +26,13 @@ struct Tolerance {
   // The interpreter's double primal (floating results, flattened): what a correct strategy's
   // primal may be off by is measured per result from it (decision 192).
   std::vector<double> double_primal;
+  // Whether f computes in f32 (a callee or a scatter included): then every block has f32's
+  // unit roundoff; otherwise only the blocks of f32 parameters and results do (decision 199).
+  bool computes_f32 = false;
   std::string basis() const;
+  // The model for a block whose values are f64 and not computed from f32 rounding: u = 2^-53
+  // unless the function computes in f32.
+  Tolerance for_f64_block() const;
   // The same model with another floor (the model needs one double primal run per entry).
   Tolerance with_floor(double accuracy) const;
   // The model for a computation of `program_ops` operations when that is more than the primal's:
@@ -47,6 +53,7 @@ Tolerance derive_tolerance(const ir::Function& f, const std::vector<ir::Tensor>&
 struct Comparison {
   bool pass = true;
   double worst_error = 0;
+  double tolerance = 0;  // the tolerance of the worst entry's group
   std::size_t worst_index = 0;
   double got = 0, want = 0;
   std::string where;  // filled by the caller (it knows the layout)
@@ -61,9 +68,12 @@ Comparison compare_primal(const std::vector<double>& got, const Reference& ref,
 
 // `groups`: the sizes of consecutive groups (empty: one group of everything); `floor_scale`:
 // the function's magnitude, for groups whose reference is zero throughout; `group_floors`, when
-// given (one per group), replaces it group by group (a Jacobian row's result's magnitude).
+// given (one per group), replaces it group by group (a Jacobian row's result's magnitude);
+// `group_tolerances`, when given, replaces `tolerance` group by group (f32 blocks beside f64
+// ones), and the worst entry is the one furthest past its own group's tolerance.
 Comparison compare(const std::vector<double>& got, const std::vector<ir::mp50>& want,
                    double tolerance, const std::vector<std::size_t>& groups = {},
-                   double floor_scale = 0, const std::vector<double>& group_floors = {});
+                   double floor_scale = 0, const std::vector<double>& group_floors = {},
+                   const std::vector<double>& group_tolerances = {});
 
 }  // namespace adlab::checker

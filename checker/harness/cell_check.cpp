@@ -1,6 +1,7 @@
 // One cell of the harness: build the mode's inputs, run the derivative, compare (DESIGN 4.2).
 #include "checker/harness/cell_check.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 
@@ -10,6 +11,7 @@
 namespace adlab::checker {
 
 using ir::mp50;
+constexpr ir::ElemType F32 = ir::ElemType::F32;
 
 std::vector<double> random_direction(std::size_t n, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
@@ -271,21 +273,54 @@ void check_cell(const EntryContext& ctx, const ad::Strategy& s, const ad::Reques
   // A zero group is judged against its own result's magnitude where it has one result: a 1e-11
   // row beside a 1e20 result was judged against 1e20 (decision 188).
   std::vector<double> group_floors;
+  // Whether a group's values carry f32 rounding (decision 199): its parameter's gradient block
+  // or its result's tangent is f32, or a tangent (cotangent) it sums was rounded to an f32
+  // parameter (result); only then does it get f32's unit roundoff, unless f computes in f32.
+  std::vector<bool> group_f32;
+  auto param_f32 = [&](const Block& b) { return ctx.f->params.at(b.index)->type.elem == F32; };
+  auto result_f32 = [&](const Block& b) { return ref.results.at(b.index).elem == F32; };
+  // whether result block rb depends on parameter block wb at all (a zero term is exact)
+  auto touches = [&](const Block& rb, const Block& wb) {
+    for (std::size_t i = rb.offset; i < rb.offset + rb.count; ++i)
+      for (std::size_t j = wb.offset; j < wb.offset + wb.count; ++j)
+        if (ref.at(i, j) != 0) return true;
+    return false;
+  };
+  // a jvp of result rb sums tangents rounded to f32 parameters; a vjp of parameter wb sums
+  // cotangents rounded to f32 results
+  auto f32_tangent_in = [&](const Block& rb) {
+    return std::any_of(ref.in.blocks.begin(), ref.in.blocks.end(),
+                       [&](const Block& wb) { return param_f32(wb) && touches(rb, wb); });
+  };
+  auto f32_cotangent_in = [&](const Block& wb) {
+    return std::any_of(ref.out.blocks.begin(), ref.out.blocks.end(),
+                       [&](const Block& rb) { return result_f32(rb) && touches(rb, wb); });
+  };
   switch (req.mode) {
     case ad::Mode::Jacobian:
       for (std::size_t b = 0; b < ref.out.blocks.size(); ++b)
         for (const auto& wb : ref.in.blocks) {
           groups.insert(groups.end(), ref.out.blocks[b].count, wb.count);
           group_floors.insert(group_floors.end(), ref.out.blocks[b].count, ref.result_scale(b));
+          group_f32.insert(group_f32.end(), ref.out.blocks[b].count,
+                           result_f32(ref.out.blocks[b]) || param_f32(wb));
         }
       break;
     case ad::Mode::Jvp:
       groups = ref.out.block_sizes();
-      for (std::size_t b = 0; b < ref.out.blocks.size(); ++b)
+      for (std::size_t b = 0; b < ref.out.blocks.size(); ++b) {
         group_floors.push_back(ref.result_scale(b));
+        group_f32.push_back(result_f32(ref.out.blocks[b]) || f32_tangent_in(ref.out.blocks[b]));
+      }
       break;
-    default:
+    case ad::Mode::Hvp:
       groups = ref.in.block_sizes();
+      group_f32.assign(groups.size(), true);  // the whole function's model
+      break;
+    default:  // gradient, vjp: a block per parameter
+      groups = ref.in.block_sizes();
+      for (const auto& wb : ref.in.blocks)
+        group_f32.push_back(param_f32(wb) || f32_cotangent_in(wb));
   }
   ModeRun run;
   try {
@@ -339,7 +374,12 @@ void check_cell(const EntryContext& ctx, const ad::Strategy& s, const ad::Reques
     cell.detail = part;
   } else {
     double primal_scale = ref.primal_scale();
-    Comparison c = compare(run.derivative, want, tol.value, groups, primal_scale, group_floors);
+    std::vector<double> group_tolerances;
+    for (bool f32 : group_f32)
+      group_tolerances.push_back(f32 ? tol.value : tol.for_f64_block().value);
+    Comparison c = compare(run.derivative, want, tol.value, groups, primal_scale, group_floors,
+                           group_tolerances);
+    cell.tolerance = c.tolerance;
     cell.worst_error = c.worst_error;
     cell.got = c.got;
     cell.want = c.want;
@@ -379,7 +419,7 @@ void check_cell(const EntryContext& ctx, const ad::Strategy& s, const ad::Reques
       }
       if (!c.pass)
         cell.detail = "relative error " + ir::number_str(c.worst_error) + " > tolerance " +
-                      ir::number_str(tol.value) + " at " + cell.where;
+                      ir::number_str(c.tolerance) + " at " + cell.where;
     }
   }
   cell.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

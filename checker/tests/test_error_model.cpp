@@ -324,5 +324,32 @@ TEST_CASE("an equilibrated jvp direction shows a dropped small column that a ran
   CHECK_FALSE(compare(jvp(eq, true), exact(eq), 1e-10).pass);
 }
 
+TEST_CASE("an f32 parameter's unit roundoff applies to its own block only", "[unit]") {
+  // sum f64(w) x^2 with w: f32, differentiated by both: the x block is f64 arithmetic and gets
+  // 2^-53, the w block (an f32 gradient) 2^-24. One model for both passed a d/dx 1e-5 wrong (an
+  // audit helper; decision 199).
+  auto f = parse(
+      "func f(x: f64[n], w: f32) -> f64 {\n  return sum[i < n] f64(w) * x[i] * x[i]\n}\n", "f");
+  ir::Tensor w;
+  w.elem = ir::ElemType::F32;
+  w.values = {0.75};
+  const std::vector<ir::Tensor> in = {vec({0.5, 1.25}), w};
+  Tolerance t = tolerance_of(f, in, 0);
+  CHECK(t.unit_roundoff == 0x1p-24);
+  CHECK_FALSE(t.computes_f32);
+  const Tolerance t64 = t.for_f64_block();
+  CHECK(t64.unit_roundoff == 0x1p-53);
+  CHECK(t64.value < 1e-12);
+  // gradient (2 w x0, 2 w x1, sum x^2) with d/dx1 off by half the f32 model (about 5e-6)
+  REQUIRE(t.value > 1e-6);
+  const std::vector<mp50> want = {mp50(0.75), mp50(1.875), mp50(0.25 + 1.5625)};
+  const std::vector<double> got = {0.75, 1.875 * (1 + t.value / 2), 1.8125};
+  CHECK(compare(got, want, t.value, {2, 1}).pass);  // the whole function's model
+  const Comparison c = compare(got, want, t.value, {2, 1}, 0, {}, {t64.value, t.value});
+  CHECK_FALSE(c.pass);
+  CHECK(c.worst_index == 1);
+  CHECK(c.tolerance == t64.value);
+}
+
 }  // namespace
 }  // namespace adlab::checker
