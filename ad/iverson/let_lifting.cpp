@@ -90,13 +90,15 @@ class LetLifter : public Mutator {
   }
   Expr mutate_node(const Gen& g, Expr self) override {
     (void)self;
-    return Gen::make(g.dom, under(g.dom, g.body));
+    const Domain d = bounds_in_env(g.dom);
+    return Gen::make(d, under(d, g.body));
   }
   Expr mutate_node(const Reduce& r, Expr self) override {
     if (r.op != ReduceOp::Sum && r.dom.is_stored())
       unsupported(self, std::string("a `") + op_name(r.op) + "` reduction");
     if (r.dom.is_stored()) unsupported(self, "iteration over stored entries");
-    return Reduce::make(r.op, r.dom, under(r.dom, r.body));
+    const Domain d = bounds_in_env(r.dom);
+    return Reduce::make(r.op, d, under(d, r.body));
   }
   Expr mutate_node(const Iverson& iv, Expr self) override {
     (void)self;
@@ -157,6 +159,14 @@ class LetLifter : public Mutator {
     Domain d = g->dom;
     for (auto& b : d.bounds) b = extent_of_bound(b);
     return Gen::make(d, with_clamped_extents(g->body));
+  }
+
+  // A bound may name a let (`let q = k; sum[i < q]`): the environment applies there too (the
+  // substitution it replaced did; a reviewing helper, decision 191).
+  Domain bounds_in_env(const Domain& dom) {
+    Domain d = dom;
+    for (auto& b : d.bounds) b = mutate(b);
+    return d;
   }
 
   Expr under(const Domain& dom, Expr body) {

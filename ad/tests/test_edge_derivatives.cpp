@@ -420,6 +420,22 @@ TEST_CASE("a select whose taken branch is -0 gives -0 (iverson's bracket sum)", 
   }
 }
 
+TEST_CASE("iverson: a let named in a sum bound is declined, not left dangling", "[unit]") {
+  // Let lifting binds lets through an environment (decision 191); a sum's bound was rebuilt
+  // without it, so `let q = k; sum[i < q]` left `q` unresolved and the emitted program failed
+  // its own scope check (a reviewing helper). The bound now sees the environment, and the
+  // computed index is declined as before.
+  const std::string src =
+      "func f(x: f64[n]) -> f64 {\n  let k = n - 2\n"
+      "  let a = { let q = k; sum[i < q] x[i] * x[i] }\n  let q = n - 1\n"
+      "  return a + x[0] * f64(q)\n}";
+  CHECK_THROWS_AS(gradient("iverson", src, {ir::dense_f64({4}, {1, 2, 3, 4})}), Unsupported);
+  // fwdvec differentiates it (f = x0^2 + x1^2 + 3 x0); scatter declines a bound of data
+  CHECK(gradient("fwdvec", src, {ir::dense_f64({4}, {1, 2, 3, 4})}) ==
+        std::vector<double>{5, 4, 0, 0});
+  CHECK_THROWS_AS(gradient("scatter", src, {ir::dense_f64({4}, {1, 2, 3, 4})}), Unsupported);
+}
+
 TEST_CASE("fwdvec: a loop whose state has the name of the let that binds the loop", "[unit]") {
   // `let s = loop (s = x)` is one interned variable s: fwdvec's dual loop, emitted after the
   // primal statement, rebound s while the let had it in scope (no shadowing in the language),

@@ -458,6 +458,17 @@ expect_out "print --simplify keeps a dead let that can fail, drops one that cann
     v[0] * 2 + v[1]
   }
 }' print deadlet.adl --simplify
+cat >deadscatter.adl <<'EOF'
+func f(x: f64[n]) -> f64 {
+  return { let k = scatter[i < n] to f64[2] at (i + 5) add 1.0 ; x[0] * 2 }
+}
+EOF
+expect_out "print --simplify keeps a dead scatter (its index may be out of range)" 'func f(x: f64[n]) -> f64 {
+  return {
+    let k = scatter[i < n] to f64[2] at (i + 5) add 1
+    x[0] * 2
+  }
+}' print deadscatter.adl --simplify
 expect_err "print --simplify with an unknown table" 'error: unknown rule table `nope` (see `adlab rules --list`)' \
   print e4.adl --simplify --table nope
 expect_err "print --simplify refuses the errata" 'error: the errata table holds wrong rules: it is not applied' \

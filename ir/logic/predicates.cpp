@@ -317,7 +317,8 @@ Expr PredicateService::project_exists(Expr exists_node) {
 }
 
 bool never_fails(Expr a) {
-  if (a.as<Access>() || a.as<Call>()) return false;
+  // a read or a scatter's `at` may be out of range; a call may fail anywhere
+  if (a.as<Access>() || a.as<Call>() || a.as<Scatter>()) return false;
   if (auto* r = a.as<Reduce>(); r && r->op != ReduceOp::Sum) return false;  // max over nothing
   if (auto* p = a.as<Prim>(); p && p->op == PrimOp::ToI64 && is_float(p->args[0]->type.elem))
     return false;  // i64(...) of a value that is not a representable integer

@@ -56,7 +56,7 @@ class PredicateService {
 std::vector<Expr> conjuncts(Expr p);
 
 // Whether evaluating a cannot fail: no integer / or % by anything but a positive literal, no
-// tensor read (its index may be out of range), no call, no `i64(...)` of a float, no max or min
+// tensor read or scatter (its index may be out of range), no call, no `i64(...)` of a float, no max or min
 // over a range that may be empty and no gen or scan whose bound may be negative (i64 overflow
 // is not considered). Sum elimination evaluates a solved index where the sum evaluated it only
 // inside a non-empty loop and after the conjuncts before its equation: a value that can fail
