@@ -9,6 +9,7 @@
 #include "ad/strategy.h"
 #include "ir/affine.h"
 #include "ir/context.h"
+#include "ir/logic/predicates.h"
 #include "ir/mutator.h"
 #include "ir/substitute.h"
 #include "ir/syntax/printer.h"
@@ -356,6 +357,12 @@ class Flattener {
     for (std::size_t k = 0; k < d.vars.size(); ++k) {
       auto h = hull_bound(d.bounds[k], s2.vars, s2.hull);
       if (!h) unsupported(origin, "a bound that is not affine in the enclosing indices");
+      // the hull is evaluated before any kernel runs: a bound that can fail (`n / m`) inside
+      // another range or under a condition was evaluated only where those held (a reviewing
+      // helper: `sum[i < n] [0 < m] * sum[j < n / m] ...` at m = 0; decision 201)
+      if ((!s.vars.empty() || s.guard.defined()) && !logic::never_fails(d.bounds[k]))
+        unsupported(origin, "a bound that can fail (`" + expr_str(d.bounds[k]) +
+                                "`) inside another range or a condition");
       // the hull becomes the shape of a kernel's gen, and shapes are size expressions
       for (auto v : free_vars(*h))
         if (!sizes_.count(v))

@@ -346,6 +346,13 @@ TEST_CASE("sum elimination evaluates what can fail only where the original did",
   // scatter's kernels are gens over the sum's range: a bound of data is declined, not a program
   // that fails its own type check (`the bound of gen must be a size expression`)
   CHECK_THROWS_AS(gradient("scatter", outer_bracket, {y, one, one}), Unsupported);
+  // a bound that can fail inside another range is declined (decision 201): the kernel's gen
+  // would evaluate `n / m` before any range or bracket around it
+  CHECK_THROWS_AS(gradient("scatter",
+                           "func f[m](x: f64[n], y: f64[n]) -> f64 {\n  return sum[i < n] [0 < m] "
+                           "* x[i] * (sum[j < n / m] [j == i] * y[j] * y[j])\n}",
+                           {ir::dense_f64({0}, {}), ir::dense_f64({0}, {})}, {{"m", 0}}),
+                  Unsupported);
   for (const char* bounded_by_data :
        {"func f(x: f64, T: i64) -> f64 { return sum[t < T] x * x * f64(t) }",
         "func f(x: f64, T: i64) -> f64 { return loop[t < T] (h = x) { next h * 1.5 } }"}) {
