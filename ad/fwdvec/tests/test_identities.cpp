@@ -114,8 +114,9 @@ TEST_CASE("digest 001 tests 15-19: gradients rewrite to their closed forms", "[f
             "nnmf_rank1",
             "v",
             "nnmf_rank1_grad",
-            "gen[i < n] sum[i2 < m] u[i2] / (u[i2] * v[i]) + -(u[i2] * (A[i2, i] / (u[i2] * v[i] * "
-            "(u[i2] * v[i]))))",
+            // the quotient's tangent is (E[a] - (a / b) E[b]) / b (decision 196)
+            "gen[i < n] sum[i2 < m] u[i2] / (u[i2] * v[i]) + -(u[i2] * (A[i2, i] / (u[i2] * "
+            "v[i]))) / (u[i2] * v[i])",
             {{"m", 2}, {"n", 3}},
             false}}) {
     INFO("digest 001 test " << id.test);
