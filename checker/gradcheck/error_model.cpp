@@ -63,7 +63,8 @@ bool function_computes_f32(const ir::Function& f, std::unordered_set<const ir::E
 // in f32, returns an f32 result (a tangent has its type), or a differentiated parameter is f32
 // (its gradient block has its type). An f32 parameter only read into f64 arithmetic does not
 // make f64 derivatives f32-accurate (decision 188).
-bool derivatives_in_f32(const ir::Function& f, const std::vector<std::string>& wrt) {
+bool derivatives_in_f32(const ir::Function& f, const std::vector<std::string>& wrt,
+                        bool computes_f32) {
   for (const auto& p : f.params) {
     const bool differentiated =
         wrt.empty() ? ir::is_float(p->type.elem)
@@ -72,8 +73,7 @@ bool derivatives_in_f32(const ir::Function& f, const std::vector<std::string>& w
   }
   for (const auto& r : f.results)
     if (is_f32(r->type)) return true;
-  std::unordered_set<const ir::ExprNode*> seen;
-  return function_computes_f32(f, seen);
+  return computes_f32;
 }
 }  // namespace
 
@@ -89,9 +89,9 @@ Tolerance derive_tolerance(const ir::Function& f, const std::vector<ir::Tensor>&
                            double floor, const std::vector<std::string>& wrt) {
   Tolerance t;
   t.floor = floor;
-  if (derivatives_in_f32(f, wrt)) t.unit_roundoff = 0x1p-24;
   std::unordered_set<const ir::ExprNode*> seen;
-  t.computes_f32 = function_computes_f32(f, seen);
+  t.computes_f32 = function_computes_f32(f, seen);  // walked once: the whole model uses it too
+  if (derivatives_in_f32(f, wrt, t.computes_f32)) t.unit_roundoff = 0x1p-24;
   ir::Interpreter<double> interp(ir::EvalOptions{sizes, true, false});
   auto out = interp.run_tensors(f, inputs);
   t.ops = interp.counts().total();
