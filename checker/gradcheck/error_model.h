@@ -33,6 +33,10 @@ struct Tolerance {
   // The model for a block whose values are f64 and not computed from f32 rounding: u = 2^-53
   // unless the function computes in f32.
   Tolerance for_f64_block() const;
+  // The model for an f32 block (an f32 parameter's gradient, an f32 result's tangent): the whole
+  // model when f computes in f32; otherwise its f64 model widened only by the roundings to f32
+  // where derivatives are stored, max(f64 model, 4 2^-24 sqrt(ops + 1)) (decision 202).
+  Tolerance for_f32_block() const;
   // The same model with another floor (the model needs one double primal run per entry).
   Tolerance with_floor(double accuracy) const;
   // The model for a computation of `program_ops` operations when that is more than the primal's:
@@ -59,10 +63,11 @@ struct Comparison {
   std::string where;  // filled by the caller (it knows the layout)
 };
 
-// A strategy's primal results against the reference, result by result: each within max(tol,
-// 4 rho_r), rho_r the interpreter's double run's worst error on that result under the same
-// measure (an ill-conditioned result excuses its own rounding, not another result's; decision
-// 192). A result whose reference is zero throughout is judged against the function's magnitude.
+// A strategy's primal results against the reference, entry by entry: each within max(tol,
+// 4 rho_k), rho_k the interpreter's double run's error on that entry under the same measure
+// (an ill-conditioned entry excuses its own rounding, not another entry's; 0 where the double
+// run is not finite; decisions 192, 202). A result whose reference is zero throughout is judged
+// against the function's magnitude.
 Comparison compare_primal(const std::vector<double>& got, const Reference& ref,
                           const Tolerance& tol);
 

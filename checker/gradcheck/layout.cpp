@@ -130,6 +130,15 @@ std::vector<ir::Tensor> shaped_like(const Layout& layout, const std::vector<ir::
   return out;
 }
 
+std::vector<double> representable(const Layout& layout, const std::vector<ir::Tensor>& like,
+                                  std::vector<double> flat) {
+  for (const auto& b : layout.blocks)
+    if (like[b.index].elem == ir::ElemType::F32)
+      for (std::size_t k = b.offset; k < b.offset + b.count && k < flat.size(); ++k)
+        flat[k] = static_cast<double>(static_cast<float>(flat[k]));
+  return flat;
+}
+
 std::vector<ir::Tensor> result_cotangents(const Layout& out, const std::vector<ir::Tensor>& results,
                                           const std::vector<double>& flat) {
   std::vector<ir::Tensor> ct;

@@ -43,6 +43,10 @@ std::vector<ir::Tensor> result_cotangents(const Layout& out, const std::vector<i
                                           const std::vector<double>& flat);
 std::vector<ir::Tensor> shaped_like(const Layout& layout, const std::vector<ir::Tensor>& like,
                                     const std::vector<double>& flat);
+// `flat` with the entries of f32 blocks rounded to f32: a direction the derivative receives
+// exactly, so the reference is computed along the same one (decision 202).
+std::vector<double> representable(const Layout& layout, const std::vector<ir::Tensor>& like,
+                                  std::vector<double> flat);
 
 // The scalars of the blocks of `layout`, read from / written into tensors (values arrays).
 template <class T>

@@ -27,6 +27,11 @@ struct EntryContext {
 void check_cell(const EntryContext& ctx, const ad::Strategy& s, const ad::Request& req,
                 const std::string& backend, Cell& cell);
 
+// The tolerance of each error-model group of `mode`'s derivative: an f32 block (an f32
+// parameter's gradient, an f32 result's tangent, a Jacobian block of either) gets
+// tol.for_f32_block(), an f64 block tol.for_f64_block() (decisions 199, 202).
+std::vector<double> group_tolerances(const EntryContext& ctx, ad::Mode mode, const Tolerance& tol);
+
 // Random directions (normal, seeded): tangents over the wrt coordinates, cotangents over outputs.
 std::vector<double> random_direction(std::size_t n, std::uint64_t seed);
 

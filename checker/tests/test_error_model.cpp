@@ -351,5 +351,90 @@ TEST_CASE("an f32 parameter's unit roundoff applies to its own block only", "[un
   CHECK(c.tolerance == t64.value);
 }
 
+TEST_CASE("a cancelling primal entry excuses its own rounding and not its neighbours", "[unit]") {
+  // x^2 + [i == 0] ((c + 1e16) - 1e16) at c = 0.3 (an audit helper; decision 202): entry 0 is 0
+  // in double and 0.3 exactly, and its allowance (4 rho) covered the whole result, so entries 1
+  // and 2 passed at twice their value. The allowance is now per entry.
+  auto f = parse(
+      "func m(x: f64[n], c: f64) -> f64[n] {\n"
+      "  return gen[i < n] x[i] * x[i] + [i == 0] * ((c + 1e16) - 1e16)\n}\n",
+      "m");
+  ir::Tensor c;
+  c.values = {0.3};
+  const std::vector<ir::Tensor> in = {vec({0.5, 0.75, 1.25}), c};
+  Reference ref = reference_jacobian(*f, in, {"x"});
+  Tolerance t = derive_tolerance(*f, in, ref, {}, 0, {"x"});
+  const std::vector<double> d = t.double_primal;
+  REQUIRE(d.size() == 3);
+  CHECK(compare_primal(d, ref, t).pass);  // the interpreter's own primal
+  const Comparison doubled = compare_primal({d[0], 2 * d[1], d[2]}, ref, t);
+  CHECK_FALSE(doubled.pass);
+  CHECK(doubled.worst_index == 1);
+  CHECK_FALSE(compare_primal({d[0], d[1], d[2] * (1 + 1e-9)}, ref, t).pass);
+  CHECK(compare_primal({0.3 + 0.25, d[1], d[2]}, ref, t).pass);  // entry 0 exact
+}
+
+TEST_CASE("a primal entry whose double run is NaN excuses nothing", "[unit]") {
+  // sqrt((c + 1e16) - 1e16 - 0.3 + 1e-20) at c = 0.3: NaN in double, 1e-10 exactly (an audit
+  // helper; decision 202). Its allowance was infinite, so any value passed there and, with the
+  // allowance per result, at every other entry of the result too.
+  auto f = parse(
+      "func g(x: f64[n], c: f64) -> f64[n] {\n"
+      "  return gen[i < n] x[i] * x[i] + [i == 0] * sqrt((c + 1e16) - 1e16 - 0.3 + 1e-20)\n}\n",
+      "g");
+  ir::Tensor c;
+  c.values = {0.3};
+  const std::vector<ir::Tensor> in = {vec({0.5, 0.75, 1.25}), c};
+  Reference ref = reference_jacobian(*f, in, {"x"});
+  Tolerance t = derive_tolerance(*f, in, ref, {}, 0, {"x"});
+  REQUIRE(std::isnan(t.double_primal.at(0)));
+  const double e0 = 0.25 + 1e-10;
+  CHECK(compare_primal({e0, 0.5625, 1.5625}, ref, t).pass);  // right everywhere
+  CHECK_FALSE(compare_primal({12345, 0.5625, 1.5625}, ref, t).pass);
+  const Comparison c1 = compare_primal({e0, 1000 * 0.5625, 1.5625}, ref, t);
+  CHECK_FALSE(c1.pass);
+  CHECK(c1.worst_index == 1);
+  CHECK_FALSE(compare_primal(t.double_primal, ref, t).pass);  // NaN itself fails
+}
+
+TEST_CASE("an f32 block of a function without f32 arithmetic gets the rounding to f32 only",
+          "[unit]") {
+  // sum f64(w) x^3, w: f32 (decision 202): the f32 gradient block carries the roundings of f64
+  // values to f32, 4 2^-24 sqrt(ops + 1), not the whole f32 model 64 2^-24 sqrt(ops + 1).
+  auto f = parse(
+      "func f(x: f64[n], w: f32) -> f64 {\n  return sum[i < n] f64(w) * x[i] * x[i] * x[i]\n}\n",
+      "f");
+  ir::Tensor w;
+  w.elem = ir::ElemType::F32;
+  w.values = {0.75};
+  Tolerance t = tolerance_of(f, {vec({0.5, 1.25, 0.875}), w}, 0);
+  REQUIRE_FALSE(t.computes_f32);
+  const double root = std::sqrt(static_cast<double>(t.ops) + 1);
+  CHECK(t.value == 64 * 0x1p-24 * root);
+  CHECK(t.for_f32_block().value == 4 * 0x1p-24 * root);
+  CHECK(t.for_f64_block().value < 1e-13);
+  // f32 arithmetic keeps the whole model for every block
+  auto g =
+      parse("func g(x: f64[n], w: f32) -> f64 {\n  return sum[i < n] f64(w * w) * x[i]\n}\n", "g");
+  Tolerance t32 = tolerance_of(g, {vec({0.5, 1.25, 0.875}), w}, 0);
+  REQUIRE(t32.computes_f32);
+  CHECK(t32.for_f32_block().value == t32.value);
+}
+
+TEST_CASE("representable rounds the f32 blocks of a direction and keeps the f64 ones", "[unit]") {
+  auto f = parse("func f(x: f64[n], w: f32) -> f64 {\n  return sum[i < n] f64(w) * x[i]\n}\n", "f");
+  ir::Tensor w;
+  w.elem = ir::ElemType::F32;
+  w.values = {0.75};
+  const std::vector<ir::Tensor> in = {vec({0.5, 1.25}), w};
+  const Layout layout = input_layout(*f, {}, in);
+  const std::vector<double> dir = {0.1, 0.2, 0.3};
+  const std::vector<double> r = representable(layout, in, dir);
+  CHECK(r[0] == 0.1);
+  CHECK(r[1] == 0.2);
+  CHECK(r[2] == static_cast<double>(0.3f));
+  CHECK(r[2] != 0.3);
+}
+
 }  // namespace
 }  // namespace adlab::checker

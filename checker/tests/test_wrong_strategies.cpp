@@ -64,6 +64,34 @@ func quad_vjp(x: f64[n], dy: f64) -> (f64, f64[n]) {
   return (quad(x), gen[i < n] dy * (2.0 * x[i] + 1e-300 * sum[j < n] x[j] * x[i]))
 }
 
+# Column x of the Jacobian holds 1e15 (result 0) and 2x (result 1), row 0 holds 1e15 and 1: an
+# equilibrated direction alone scales d y1/dx and d y0/dz away (decision 202).
+func eqcol(x: f64, z: f64) -> (f64, f64) {
+  return (1e15 * x + z, x * x + z)
+}
+func eqcol_jvp(x: f64, z: f64, dx: f64, dz: f64) -> (f64, f64, f64, f64) {
+  return (1e15 * x + z, x * x + z, 1e15 * dx + dz, 2.0 * x * dx + dz)
+}
+func eqcol_vjp(x: f64, z: f64, dy0: f64, dy1: f64) -> (f64, f64, f64, f64) {
+  return (1e15 * x + z, x * x + z, 1e15 * dy0 + 2.0 * x * dy1, dy0 + dy1)
+}
+
+# An f32 parameter of negligible weight beside f64 arithmetic (decision 202).
+func f32touch(x: f64[n], w: f32) -> f64 {
+  return sum[i < n] x[i] * x[i] * x[i] + 1e-30 * f64(w)
+}
+func f32touch_jvp(x: f64[n], w: f32, dx: f64[n], dw: f32) -> (f64, f64) {
+  return (f32touch(x, w), sum[i < n] 3.0 * x[i] * x[i] * dx[i] + 1e-30 * f64(dw))
+}
+
+# An f32 parameter read exactly into f64 arithmetic: its gradient carries one rounding to f32.
+func f32w(x: f64[n], w: f32) -> f64 {
+  return sum[i < n] f64(w) * x[i] * x[i] * x[i]
+}
+func f32w_gradient(x: f64[n], w: f32) -> (f64, f64[n], f32) {
+  return (f32w(x, w), gen[i < n] 3.0 * f64(w) * x[i] * x[i], f32(sum[i < n] x[i] * x[i] * x[i]))
+}
+
 func relu(x: f64[n]) -> f64 {
   return sum[i < n] select(x[i] > 0, x[i], 0)
 }
@@ -110,7 +138,7 @@ class OracleStrategy : public ad::Strategy {
   std::string_view paper() const override { return "test"; }
   ad::Capabilities capabilities() const override {
     ad::Capabilities c;
-    c.modes = {ad::Mode::Gradient, ad::Mode::Jacobian, ad::Mode::Vjp};
+    c.modes = {ad::Mode::Gradient, ad::Mode::Jacobian, ad::Mode::Vjp, ad::Mode::Jvp};
     c.variants = {"exact"};
     c.emits_ir = !corrupt_;
     c.accuracy = 0;
@@ -286,6 +314,28 @@ void register_test_strategies() {
   add("test_reshaped", reshape_gradient);
   add("test_flattened", flatten_derivative);
   add("test_primal_reshaped", reshape_primal);
+  // eqcol's d y1/dx doubled in its jvp (outputs y0, y1, dy0, dy1; inputs x, z, dx, dz)
+  add("test_eqcol_dy1dx",
+      [](const std::vector<ir::Tensor>& in, std::vector<ir::Tensor>& out, std::size_t results) {
+        out.at(results + 1).values.at(0) += 2 * in.at(0).values.at(0) * in.at(2).values.at(0);
+      });
+  // eqcol's d y0/dz doubled in its vjp (outputs y0, y1, xbar, zbar; inputs x, z, dy0, dy1)
+  add("test_eqcol_dy0dz",
+      [](const std::vector<ir::Tensor>& in, std::vector<ir::Tensor>& out, std::size_t results) {
+        out.at(results + 1).values.at(0) += in.at(2).values.at(0);
+      });
+  // f32touch's d/dx0 off by 3e-5 (relative) in its jvp
+  add("test_f32touch_dx0",
+      [](const std::vector<ir::Tensor>& in, std::vector<ir::Tensor>& out, std::size_t results) {
+        const double x0 = in.at(0).values.at(0), dx0 = in.at(2).values.at(0);
+        out.at(results).values.at(0) += 3e-5 * 3 * x0 * x0 * dx0;
+      });
+  // f32w's d/dw off by 2e-5 (relative), still an f32 value
+  add("test_f32w_dw",
+      [](const std::vector<ir::Tensor>&, std::vector<ir::Tensor>& out, std::size_t results) {
+        double& g = out.at(results + 1).values.at(0);
+        g = static_cast<float>(g * (1 + 2e-5));
+      });
   if (!reg.find("test_throws")) reg.add(std::make_unique<ThrowingStrategy>());
   auto add_hvp = [&](const std::string& name, Corruption c) {
     if (!reg.find(name)) reg.add(std::make_unique<CorruptedHvpStrategy>(name, std::move(c)));
@@ -790,6 +840,53 @@ TEST_CASE("a closed-form gradient with the right values but another shape fails"
   CHECK(c.detail.find("has shape [5, 1] where [5] was expected") != std::string::npos);
   check_passes(cell(r, "/sinx_column", "test_oracle"));
   CHECK_FALSE(r.ok());
+}
+
+TEST_CASE("an error beside one huge Jacobian entry fails in jvp and vjp (decision 202)", "[unit]") {
+  // An audit helper's case: (1e15 x + z, x^2 + z). The equilibrated direction's x entry is about
+  // 1e-15, so a jvp with d y1/dx doubled passed; likewise a vjp with d y0/dz doubled. The
+  // Jacobian mode always failed them.
+  nlohmann::json jvp = entry("eqcol_jvp", "eqcol", 1, {{"x", normal()}, {"z", normal()}}, "jvp");
+  nlohmann::json vjp = entry("eqcol_vjp", "eqcol", 1, {{"x", normal()}, {"z", normal()}}, "vjp");
+  for (auto* e : {&jvp, &vjp}) (*e)["sizes"] = {{"small", nlohmann::json::object()}};  // no n
+  const std::string m = tiny_suite().write_manifest("eqcol", {jvp, vjp});
+  HarnessResult r = run({"test_oracle", "test_eqcol_dy1dx", "test_eqcol_dy0dz"}, "", m);
+  check_passes(cell(r, "/eqcol_jvp", "test_oracle"));
+  check_passes(cell(r, "/eqcol_vjp", "test_oracle"));
+  const Cell& j = cell(r, "/eqcol_jvp", "test_eqcol_dy1dx");
+  check_fails(j);
+  CHECK(j.where == "result 1");
+  const Cell& v = cell(r, "/eqcol_vjp", "test_eqcol_dy0dz");
+  check_fails(v);
+  CHECK(v.where == "z");
+}
+
+TEST_CASE("an f32 parameter of negligible weight gives the f64 results of a jvp no f32 tolerance",
+          "[unit]") {
+  // sum x^3 + 1e-30 f64(w), w: f32 (an audit helper; decision 202): the f32 tangent of w was the
+  // direction's unrounded double, so the jvp got f32's model (2.5e-5) and a d/dx0 3e-5 wrong
+  // passed. The direction's f32 blocks are rounded now and the f64 result keeps 2^-53.
+  nlohmann::json e = entry("f32touch", "f32touch", 3, {{"x", normal()}, {"w", normal()}}, "jvp");
+  const std::string m = tiny_suite().write_manifest("f32touch", {e});
+  HarnessResult r = run({"test_oracle", "test_f32touch_dx0"}, "", m);
+  check_passes(cell(r, "/f32touch", "test_oracle"));
+  check_fails(cell(r, "/f32touch", "test_f32touch_dx0"));
+}
+
+TEST_CASE("an f32 gradient of a function without f32 arithmetic is allowed its rounding only",
+          "[unit]") {
+  // sum f64(w) x^3, w: f32 (an audit helper; decision 202): the f32 block got the whole f32
+  // model, 64 u sqrt(ops + 1) (3.3e-5), so d/dw 2e-5 wrong passed; it carries one rounding.
+  nlohmann::json e = entry("f32w", "f32w", 3, {{"x", normal()}, {"w", normal()}}, "gradient");
+  const std::string m = tiny_suite().write_manifest("f32w", {e});
+  HarnessResult r = run({"test_oracle", "test_f32w_dw"}, "", m);
+  check_passes(cell(r, "/f32w", "test_oracle"));
+  const Cell& c = cell(r, "/f32w", "test_f32w_dw");
+  INFO(describe(c));
+  CHECK(c.status == Status::Fail);
+  CHECK(c.where == "w");
+  CHECK(c.tolerance < 1e-5);
+  CHECK(c.worst_error > 1e-5);
 }
 
 }  // namespace
