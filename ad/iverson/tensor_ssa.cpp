@@ -401,11 +401,12 @@ class Lowerer {
     if (r.dom.is_stored()) unsupported(self, "iteration over stored entries");
     std::vector<Binder> bs;
     for (std::size_t k = 0; k < r.dom.vars.size(); ++k) {
+      const Expr bound = bound_in_env(r.dom.bounds[k], self);
       for (const auto& b : s.binders)
-        if (is_free_in(b.var, r.dom.bounds[k])) unsupported(self, "a triangular sum bound");
+        if (is_free_in(b.var, bound)) unsupported(self, "a triangular sum bound");
       for (std::size_t j = 0; j < k; ++j)
-        if (is_free_in(r.dom.vars[j], r.dom.bounds[k])) unsupported(self, "a triangular sum bound");
-      bs.push_back(Binder{r.dom.vars[k], r.dom.bounds[k]});
+        if (is_free_in(r.dom.vars[j], bound)) unsupported(self, "a triangular sum bound");
+      bs.push_back(Binder{r.dom.vars[k], bound});
     }
     Expr body = lower(r.body, s.with_binders(bs), true);
     SumTerm t = as_sum_term(body);
@@ -414,6 +415,19 @@ class Lowerer {
     Expr e = eliminate_sums(t, facts_of(s), logic_);  // paper 000 errata 10 (SE)
     if (top || !contains_sum(e)) return e;
     return lift(e, s, "s");  // Tensor SSA: a sum that is an operand is its own statement
+  }
+
+  // A sum bound naming a `let` (`let k = n - 1` then `sum[i < k]`) reads the statement the let
+  // became: its name was left dangling (an error on a valid program). A let that became a read
+  // of a lifted tensor at binders is a bound that varies with them.
+  Expr bound_in_env(Expr bound, Expr sum) {
+    SubstMap m;
+    for (auto v : free_vars(bound))
+      if (auto it = env_.find(v); it != env_.end()) {
+        if (!it->second.prefix.empty()) unsupported(sum, "a triangular sum bound");
+        m[v] = it->second.base;
+      }
+    return m.empty() ? bound : substitute(bound, m);
   }
 
   static bool is_leaf(Expr e) {

@@ -366,8 +366,8 @@ class Flattener {
       // the hull becomes the shape of a kernel's gen, and shapes are size expressions
       for (auto v : free_vars(*h))
         if (!sizes_.count(v))
-          unsupported(origin, "a bound of data (`" + expr_str(v) +
-                                  "` is not a size, and a kernel's shape must be)");
+          unsupported(origin, "a bound that is not a size expression (`" + expr_str(v) +
+                                  "` is data or a `let`, and a kernel's shape must be sizes)");
       s2.vars.push_back(d.vars[k]);
       s2.hull.push_back(*h);
       if (!hull_is_exact(*h, d.bounds[k]))

@@ -443,6 +443,28 @@ TEST_CASE("iverson: a let named in a sum bound is declined, not left dangling", 
   CHECK_THROWS_AS(gradient("scatter", src, {ir::dense_f64({4}, {1, 2, 3, 4})}), Unsupported);
 }
 
+TEST_CASE("iverson: a sum bound naming a top-level let reads the let's statement", "[unit]") {
+  // `let k = n - 1` then `sum[i < k]`: Tensor SSA renamed the let's statement and left the
+  // bound naming `k`, so every such program stopped with `unknown name k` (an error on a valid
+  // program, older than session 12). f = sum_j x_j * sum_{i < n-1} x_i, so
+  // df/dx_m = sum_{i < n-1} x_i + [m < n - 1] sum_j x_j.
+  for (const char* body :
+       {"sum[j < n] x[j] * sum[i < k] x[i]", "sum[j < n] x[j] * { let q = k; sum[i < q] x[i] }"}) {
+    const std::string src =
+        std::string("func f(x: f64[n]) -> f64 {\n  let k = n - 1\n  return ") + body + "\n}";
+    INFO(body);
+    for (const char* s : {"iverson", "fwdvec"}) {
+      INFO(s);
+      CHECK(gradient(s, src, {ir::dense_f64({4}, {1, 2, 3, 4})}) ==
+            std::vector<double>{16, 16, 16, 6});
+      CHECK(gradient(s, src, {ir::dense_f64({1}, {5})}) == std::vector<double>{0});  // k = 0
+    }
+    // scatter's kernels are gens over the sum's range, whose shape must be sizes: declined
+    CHECK_THROWS_WITH(gradient("scatter", src, {ir::dense_f64({4}, {1, 2, 3, 4})}),
+                      Catch::Contains("is data or a `let`"));
+  }
+}
+
 TEST_CASE("fwdvec: a loop whose state has the name of the let that binds the loop", "[unit]") {
   // `let s = loop (s = x)` is one interned variable s: fwdvec's dual loop, emitted after the
   // primal statement, rebound s while the let had it in scope (no shadowing in the language),
