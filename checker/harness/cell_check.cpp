@@ -12,6 +12,8 @@ namespace adlab::checker {
 
 using ir::mp50;
 constexpr ir::ElemType F32 = ir::ElemType::F32;
+// Up to this many differentiated scalars, an hvp cell also checks every unit direction.
+constexpr std::size_t kHvpUnitDirections = 8;
 
 std::vector<double> random_direction(std::size_t n, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
@@ -450,9 +452,18 @@ void check_cell(const EntryContext& ctx, const ad::Strategy& s, const ad::Reques
     }
     case ad::Mode::Hvp: {
       if (m != 1) throw ad::Unsupported("hvp needs a scalar result");
-      auto dir = representable(ref.in, ctx.inputs, random_direction(n, ctx.seed * 7919 + 3));
-      auto want = reference_hvp(*ctx.f, ctx.inputs, ctx.wrt, dir, ctx.reference_options);
-      expectations.push_back({std::move(dir), std::move(want)});
+      // A random direction, and for a few inputs every unit one (the whole Hessian, column by
+      // column): along a random one a cross term hides beside a 1e14 diagonal (decision 204).
+      std::vector<std::vector<double>> dirs = {random_direction(n, ctx.seed * 7919 + 3)};
+      for (std::size_t k = 0; exact && n <= kHvpUnitDirections && k < n; ++k) {
+        dirs.emplace_back(n, 0.0);
+        dirs.back()[k] = 1;
+      }
+      for (auto& dir : dirs) {
+        dir = representable(ref.in, ctx.inputs, dir);
+        auto want = reference_hvp(*ctx.f, ctx.inputs, ctx.wrt, dir, ctx.reference_options);
+        expectations.push_back({std::move(dir), std::move(want)});
+      }
       break;
     }
   }

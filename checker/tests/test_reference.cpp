@@ -147,6 +147,19 @@ TEST_CASE("reference hvp of log-sum-exp is diag(p) v - p (p . v)", "[unit]") {
   check_all_exact(reference_hvp(*f, {vec(x)}, {}, v), want);
 }
 
+TEST_CASE("the hvp reference steps each coordinate by its own scale, not the largest one",
+          "[unit]") {
+  // f = a max(b, 0)^2 at a = 1e8, b = 0.05 (an audit helper; decision 204): the step along v
+  // was 1e-9 |a| = 0.1 in every coordinate, so b crossed max's kink at 0 and the reference was
+  // 2.6 % off; a correct hvp FAILed. H = [[0, 2b], [2b, 2a]].
+  auto f =
+      parse("func f(a: f64, b: f64) -> f64 {\n  return a * max(b, 0.0) * max(b, 0.0)\n}\n", "f");
+  const std::vector<double> v = {0.625, -0.75};
+  const mp50 a = mp(1e8), b = mp(0.05);
+  const std::vector<mp50> want = {2 * b * mp(v[1]), 2 * b * mp(v[0]) + 2 * a * mp(v[1])};
+  check_all_exact(reference_hvp(*f, {scalar(1e8), scalar(0.05)}, {}, v), want);
+}
+
 // Two results, two parameters: rows are results in order, columns parameters in order.
 const char* kVectorMap = R"(
 func F(x: f64[3], w: f64) -> (f64[2], f64) {

@@ -76,6 +76,12 @@ func eqcol_vjp(x: f64, z: f64, dy0: f64, dy1: f64) -> (f64, f64, f64, f64) {
   return (1e15 * x + z, x * x + z, 1e15 * dy0 + 2.0 * x * dy1, dy0 + dy1)
 }
 
+# Hessian [[2e14, 1], [1, 2e14]]: along a random direction the cross term hides beside the
+# diagonal (decision 204).
+func crossq(a: f64, b: f64) -> f64 {
+  return 1e14 * (a * a + b * b) + a * b
+}
+
 # An f32 parameter of negligible weight beside f64 arithmetic (decision 202).
 func f32touch(x: f64[n], w: f32) -> f64 {
   return sum[i < n] x[i] * x[i] * x[i] + 1e-30 * f64(w)
@@ -347,6 +353,13 @@ void register_test_strategies() {
           });
   // the same gradient with its values, shaped [n, 1]
   add_hvp("test_hvp_reshaped_gradient", reshape_gradient);
+  // crossq's Hessian without its cross term 1 (outputs f, ga, gb, df, Hv_a, Hv_b; inputs a, b,
+  // va, vb)
+  add_hvp("test_hvp_no_cross",
+          [](const std::vector<ir::Tensor>& in, std::vector<ir::Tensor>& y, std::size_t nres) {
+            y.at(nres + 3).values.at(0) -= in.at(3).values.at(0);
+            y.at(nres + 4).values.at(0) -= in.at(2).values.at(0);
+          });
   // a right derivative that throws on inputs larger than the entry's (5 entries)
   add("test_fails_when_larger",
       [](const std::vector<ir::Tensor>& in, std::vector<ir::Tensor>&, std::size_t) {
@@ -800,6 +813,17 @@ TEST_CASE("an hvp whose companion gradient is wrong fails though its Hv is right
   CHECK(c.status == Status::Fail);
   CHECK(c.detail.find("the gradient an hvp returns differs") != std::string::npos);
   CHECK(c.worst_error == Approx(1e-6).epsilon(1e-3));
+}
+
+TEST_CASE("an hvp without a cross term beside a huge diagonal fails (decision 204)", "[unit]") {
+  // An audit helper's case: one random direction hid the cross term 1 beside the diagonal 2e14;
+  // for a few inputs the cell also runs every unit direction, one Hessian column each.
+  nlohmann::json e = entry("crossq", "crossq", 1, {{"a", normal()}, {"b", normal()}}, "hvp");
+  e["sizes"] = {{"small", nlohmann::json::object()}};
+  const std::string m = tiny_suite().write_manifest("crossq", {e});
+  HarnessResult r = run({"test_hvp_no_cross", "fwdvec"}, "", m);
+  check_passes(cell(r, "/crossq", "fwdvec"));
+  check_fails(cell(r, "/crossq", "test_hvp_no_cross"));
 }
 
 TEST_CASE("an hvp whose companion gradient has another shape fails", "[unit]") {
