@@ -27,6 +27,9 @@ struct TangentCounts {
 };
 // The counts of the engine running on this thread; null: not counted.
 inline thread_local TangentCounts* tl_tangent_counts = nullptr;
+// Magnitude mode (the checker's |J|): every partial is taken by absolute value, so a tangent
+// entry sums the absolute values of the chain-rule terms of its derivative (decision 205).
+inline thread_local bool tl_magnitudes = false;
 
 class SparseDual {
  public:
@@ -117,6 +120,7 @@ class SparseDual {
   // Adds scale * D[b] to this tangent (copy-on-write: tangents are shared between copies).
   void append(const SparseDual& b, double scale) {
     if (b.is_constant()) return;
+    if (tl_magnitudes) scale = std::fabs(scale);
     const std::shared_ptr<TangentEntries> src = b.d_;  // held: `x += x` clones before appending
     if (!d_ && scale == 1.0) {  // share: an unscaled tangent moves by reference
       d_ = b.d_;

@@ -61,6 +61,10 @@ struct Comparison {
   std::size_t worst_index = 0;
   double got = 0, want = 0;
   std::string where;  // filled by the caller (it knows the layout)
+  // Entries within their tolerance only thanks to the reference's resolution (their agreement
+  // is as good as 50-digit differences can tell), and the largest of their errors without it.
+  std::size_t unresolved = 0;
+  double unresolved_error = 0;
 };
 
 // A strategy's primal results against the reference, entry by entry: each within max(tol,
@@ -75,10 +79,15 @@ Comparison compare_primal(const std::vector<double>& got, const Reference& ref,
 // the function's magnitude, for groups whose reference is zero throughout; `group_floors`, when
 // given (one per group), replaces it group by group (a Jacobian row's result's magnitude);
 // `group_tolerances`, when given, replaces `tolerance` group by group (f32 blocks beside f64
-// ones), and the worst entry is the one furthest past its own group's tolerance.
+// ones), and the worst entry is the one furthest past its own group's tolerance. `magnitudes`,
+// when given (one per entry, magnitude.h), judge entry k against max(|want_k|, magnitude_k)
+// instead of its group's scale where magnitude_k is finite; `resolutions`, when given, are the
+// reference's own absolute uncertainty per entry, subtracted from |got - want| (decision 205).
 Comparison compare(const std::vector<double>& got, const std::vector<ir::mp50>& want,
                    double tolerance, const std::vector<std::size_t>& groups = {},
                    double floor_scale = 0, const std::vector<double>& group_floors = {},
-                   const std::vector<double>& group_tolerances = {});
+                   const std::vector<double>& group_tolerances = {},
+                   const std::vector<double>& magnitudes = {},
+                   const std::vector<double>& resolutions = {});
 
 }  // namespace adlab::checker

@@ -195,6 +195,14 @@ Reference reference_jacobian(const ir::Function& f, const std::vector<ir::Tensor
       r.jacobian[i * n + j] = richardson(est);
     }
   });
+  r.resolution.assign(n * m, 0.0);
+  for (std::size_t j = 0; j < n; ++j) {
+    const double h_last =
+        ir::math::to_double(step_for(p.x0[j], o.step)) / std::ldexp(1.0, std::max(o.levels - 1, 0));
+    for (std::size_t i = 0; i < m; ++i)
+      r.resolution[i * n + j] =
+          kMpResolution * std::max(std::fabs(ir::math::to_double(r.primal[i])), 1e-300) / h_last;
+  }
   r.branch_change = changed;
   r.evaluations = 1 + n * 2 * static_cast<std::size_t>(o.levels);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -236,7 +244,7 @@ std::vector<mp50> reference_jvp(const ir::Function& f, const std::vector<ir::Ten
 
 std::vector<mp50> reference_hvp(const ir::Function& f, const std::vector<ir::Tensor>& inputs,
                                 const std::vector<std::string>& wrt, const std::vector<double>& v,
-                                const ReferenceOptions& o) {
+                                const ReferenceOptions& o, std::vector<double>* resolution) {
   Prepared p = prepare(f, inputs, wrt);
   const std::size_t n = p.in.size;
   if (v.size() != n)
@@ -269,6 +277,22 @@ std::vector<mp50> reference_hvp(const ir::Function& f, const std::vector<ir::Ten
     }
     out[j] = richardson(est);
   });
+  if (resolution) {
+    double fx = 0;
+    {
+      ir::Interpreter<mp50> interp(ir::EvalOptions{o.sizes, false, false});
+      auto y = interp.run_tensors(f, p.base);
+      for (const auto& t : y)
+        for (const auto& e : t.values) fx = std::max(fx, std::fabs(ir::math::to_double(e)));
+    }
+    const double shrink = std::ldexp(1.0, std::max(o.levels - 1, 0));
+    const double ht = (hv == 0 ? 0.0 : ir::math::to_double(hv)) / shrink;
+    resolution->assign(n, 0.0);
+    for (std::size_t j = 0; j < n; ++j) {
+      const double hs = ir::math::to_double(step_for(p.x0[j], o.step2)) / shrink;
+      (*resolution)[j] = kMpResolution * std::max(fx, 1e-300) / (hs * (ht > 0 ? ht : hs));
+    }
+  }
   return out;
 }
 

@@ -29,8 +29,15 @@ struct ReferenceOptions {
 // f's value and full Jacobian at x (restricted to stored entries for sparse tensors).
 struct Reference {
   Layout in, out;
-  std::vector<ir::mp50> primal;     // flattened floating results
-  std::vector<ir::mp50> jacobian;   // row-major: out.size rows, in.size columns (empty for jvp)
+  std::vector<ir::mp50> primal;    // flattened floating results
+  std::vector<ir::mp50> jacobian;  // row-major: out.size rows, in.size columns (empty for jvp)
+  // |J| in the same layout (magnitude.h), what each entry's rounding is relative to; empty when
+  // not computed
+  std::vector<double> magnitude;
+  // What the 50-digit differences resolve, per entry in the same layout: their rounding,
+  // kMpResolution |f_i| / h_j at the smallest step (decision 205). An entry below it (a derivative
+  // of 1e-46 beside f = 1) reads as 0; a strategy is allowed to differ from it by this much.
+  std::vector<double> resolution;
   std::vector<ir::Tensor> results;  // the results in double (for shapes and descriptions)
   ir::KinkReport kink;              // the primal run's closest non-smooth switch
   // Whether some finite-difference evaluation took a different non-smooth decision than the
@@ -57,10 +64,15 @@ std::vector<ir::mp50> reference_jvp(const ir::Function& f, const std::vector<ir:
                                     const std::vector<std::string>& wrt,
                                     const std::vector<double>& v, const ReferenceOptions& o = {});
 
-// H v for a scalar-valued f (mixed second differences, Richardson-extrapolated).
+// H v for a scalar-valued f (mixed second differences, Richardson-extrapolated); `resolution`,
+// when given, gets each entry's as Reference::resolution (kMpResolution |f| / (h_s h_t)).
 std::vector<ir::mp50> reference_hvp(const ir::Function& f, const std::vector<ir::Tensor>& inputs,
                                     const std::vector<std::string>& wrt,
-                                    const std::vector<double>& v, const ReferenceOptions& o = {});
+                                    const std::vector<double>& v, const ReferenceOptions& o = {},
+                                    std::vector<double>* resolution = nullptr);
+
+// The relative rounding of the 50-digit evaluations, with a margin of 100 (decision 205).
+constexpr double kMpResolution = 1e-48;
 
 // Richardson extrapolation of central-difference estimates d[k] taken at steps h / 2^k
 // (error series in h^2): returns the extrapolated value.

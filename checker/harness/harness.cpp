@@ -1,6 +1,8 @@
 // The harness loop: entries x strategies x backends x modes (DESIGN 4, 6).
 #include "checker/harness/harness.h"
 
+#include "checker/gradcheck/magnitude.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -89,6 +91,7 @@ bool prepare_entry(EntryContext& ctx, const HarnessOptions& o, std::string& kink
     if (e.fd_levels) ro.levels = *e.fd_levels;
     ctx.reference_options = ro;
     ctx.ref = reference_jacobian(*ctx.f, ctx.inputs, ctx.wrt, ro);
+    ctx.ref.magnitude = reference_magnitudes(*ctx.f, ctx.inputs, ctx.ref, ro);
     bool near = ctx.ref.kink.margin < o.kink_margin;
     if (!near && !ctx.ref.branch_change) {
       ctx.tolerance = derive_tolerance(*ctx.f, ctx.inputs, ctx.ref, ctx.sizes, 0, ctx.wrt);

@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 
 #include "checker/gradcheck/error_model.h"
+#include "checker/gradcheck/magnitude.h"
 #include "checker/harness/cell_check.h"
 #include "ir/syntax/parser.h"
 
@@ -434,6 +435,56 @@ TEST_CASE("representable rounds the f32 blocks of a direction and keeps the f64 
   CHECK(r[1] == 0.2);
   CHECK(r[2] == static_cast<double>(0.3f));
   CHECK(r[2] != 0.3);
+}
+
+TEST_CASE("a primal result that is zero is judged against itself, not the other results",
+          "[unit]") {
+  // (c + x, x - x) at c = 1e16 (an audit helper; decision 205): result 1 = 50 passed, judged
+  // against 1e16.
+  auto f = parse("func z(x: f64, c: f64) -> (f64, f64) {\n  return (c + x, x - x)\n}\n", "z");
+  ir::Tensor x, c;
+  x.values = {0.75};
+  c.values = {1e16};
+  Reference ref = reference_jacobian(*f, {x, c}, {"x"});
+  Tolerance t = derive_tolerance(*f, {x, c}, ref, {}, 0, {"x"});
+  CHECK(compare_primal(t.double_primal, ref, t).pass);
+  const Comparison z = compare_primal({t.double_primal[0], 50}, ref, t);
+  CHECK_FALSE(z.pass);
+  CHECK(z.worst_index == 1);
+}
+
+TEST_CASE("magnitudes sum the absolute chain-rule terms of each Jacobian entry", "[unit]") {
+  // x y - y x: J = (0, 0), |J| = (2 |y|, 2 |x|); sin(x)^2 + cos(x)^2: J = 0, |J| = 4 |sin cos|;
+  // 0 * w: no path, |J| = 0 (decision 205).
+  auto f = parse(
+      "func g(x: f64, y: f64, w: f64) -> (f64, f64) {\n"
+      "  return (x * y - y * x + 0.0 * w, sin(x) * sin(x) + cos(x) * cos(x))\n}\n",
+      "g");
+  ir::Tensor x, y, w;
+  x.values = {0.5};
+  y.values = {-2};
+  w.values = {3};
+  Reference ref = reference_jacobian(*f, {x, y, w}, {});
+  const auto mag = reference_magnitudes(*f, {x, y, w}, ref);
+  REQUIRE(mag.size() == 6);
+  CHECK(mag[0] == Approx(4));  // d f0 / dx: |y| + |y|
+  CHECK(mag[1] == Approx(1));  // d f0 / dy: |x| + |x|
+  CHECK(mag[2] == 0);          // d f0 / dw: 0 * w
+  CHECK(mag[3] == Approx(4 * std::fabs(std::sin(0.5) * std::cos(0.5))));
+  CHECK(mag[4] == 0);
+  CHECK(mag[5] == 0);
+}
+
+TEST_CASE("an entry below the reference's resolution passes within it and is counted", "[unit]") {
+  // A saturated sigmoid's derivative (5e-46 beside f = 1) reads as 0 in 50-digit differences
+  // (decision 205): judged against its magnitude alone it would fail a correct strategy.
+  const std::vector<mp50> want = {mp50(0)};
+  CHECK_FALSE(compare({5e-46}, want, 1e-14, {}, 1, {}, {}, {5e-46}).pass);
+  const Comparison c = compare({5e-46}, want, 1e-14, {}, 1, {}, {}, {5e-46}, {1e-38});
+  CHECK(c.pass);
+  CHECK(c.unresolved == 1);
+  CHECK(c.unresolved_error == Approx(1));
+  CHECK_FALSE(compare({2e-38}, want, 1e-14, {}, 1, {}, {}, {5e-46}, {1e-38}).pass);
 }
 
 }  // namespace

@@ -82,6 +82,28 @@ func crossq(a: f64, b: f64) -> f64 {
   return 1e14 * (a * a + b * b) + a * b
 }
 
+# d/dw is exactly 0 (x > 0) beside a 1e14 constant: judged against the function's size, the
+# classic "select differentiates both branches" d/dw = 1 passed (decision 205).
+func zsel(x: f64, w: f64, c: f64) -> f64 {
+  return select(x > 0, x + c, w)
+}
+func zsel_gradient(x: f64, w: f64, c: f64) -> (f64, f64, f64) {
+  return (zsel(x, w, c), select(x > 0, 1.0, 0.0), select(x > 0, 0.0, 1.0))
+}
+
+# d/dx1 = 1e-18 beside d/dx0 = 2 x0: the group's 1e-3 floor let it be doubled (decision 205).
+func spread(x: f64[n]) -> f64 {
+  return x[0] * x[0] + 1e-18 * x[1]
+}
+func spread_gradient(x: f64[n]) -> (f64, f64[n]) {
+  return (spread(x), gen[i < n] [i == 0] * 2.0 * x[0] + [i == 1] * 1e-18)
+}
+
+# d2f/dw2 = 0 beside a 1e14 constant (decision 205).
+func hz(x: f64, w: f64, c: f64) -> f64 {
+  return c + x * x + w
+}
+
 # An f32 parameter of negligible weight beside f64 arithmetic (decision 202).
 func f32touch(x: f64[n], w: f32) -> f64 {
   return sum[i < n] x[i] * x[i] * x[i] + 1e-30 * f64(w)
@@ -342,6 +364,11 @@ void register_test_strategies() {
         double& g = out.at(results + 1).values.at(0);
         g = static_cast<float>(g * (1 + 2e-5));
       });
+  // zsel's d/dw = 1 where it is 0, spread's d/dx1 doubled (gradients after the primal)
+  add("test_zsel_dw", [](const std::vector<ir::Tensor>&, std::vector<ir::Tensor>& out,
+                         std::size_t results) { out.at(results + 1).values.at(0) += 1; });
+  add("test_spread_dx1", [](const std::vector<ir::Tensor>&, std::vector<ir::Tensor>& out,
+                            std::size_t results) { out.at(results).values.at(1) *= 2; });
   if (!reg.find("test_throws")) reg.add(std::make_unique<ThrowingStrategy>());
   auto add_hvp = [&](const std::string& name, Corruption c) {
     if (!reg.find(name)) reg.add(std::make_unique<CorruptedHvpStrategy>(name, std::move(c)));
@@ -353,6 +380,11 @@ void register_test_strategies() {
           });
   // the same gradient with its values, shaped [n, 1]
   add_hvp("test_hvp_reshaped_gradient", reshape_gradient);
+  // hz's d2f/dw2 = 1 where it is 0 (outputs f, gx, gw, df, Hv_x, Hv_w; inputs x, w, c, vx, vw)
+  add_hvp("test_hvp_hz_ww",
+          [](const std::vector<ir::Tensor>& in, std::vector<ir::Tensor>& y, std::size_t nres) {
+            y.at(nres + 4).values.at(0) += in.at(4).values.at(0);
+          });
   // crossq's Hessian without its cross term 1 (outputs f, ga, gb, df, Hv_a, Hv_b; inputs a, b,
   // va, vb)
   add_hvp("test_hvp_no_cross",
@@ -824,6 +856,41 @@ TEST_CASE("an hvp without a cross term beside a huge diagonal fails (decision 20
   HarnessResult r = run({"test_hvp_no_cross", "fwdvec"}, "", m);
   check_passes(cell(r, "/crossq", "fwdvec"));
   check_fails(cell(r, "/crossq", "test_hvp_no_cross"));
+}
+
+TEST_CASE("a derivative that is zero or tiny is judged against its own terms (decision 205)",
+          "[unit]") {
+  // An audit helper's cases. select(x > 0, x + c, w) at c = 1e14: d/dw = 1 instead of 0 was
+  // judged against |f| = 1e14 and passed. x0^2 + 1e-18 x1: d/dx1 doubled was judged against
+  // 1e-3 of d/dx0 and passed. Both are judged against |J| now (magnitude.h).
+  nlohmann::json z =
+      entry("zsel", "zsel", 1,
+            {{"x", {{"value", 0.75}}}, {"w", normal()}, {"c", {{"value", 1e14}}}}, "gradient");
+  z["sizes"] = {{"small", nlohmann::json::object()}};
+  z["wrt"] = {"x", "w"};
+  nlohmann::json sp = entry("spread", "spread", 2, {{"x", normal()}}, "gradient");
+  const std::string m = tiny_suite().write_manifest("zero_groups", {z, sp});
+  HarnessResult r = run({"test_oracle", "test_zsel_dw", "test_spread_dx1"}, "", m);
+  check_passes(cell(r, "/zsel", "test_oracle"));
+  check_passes(cell(r, "/spread", "test_oracle"));
+  const Cell& zc = cell(r, "/zsel", "test_zsel_dw");
+  check_fails(zc);
+  CHECK(zc.where == "w");
+  const Cell& sc = cell(r, "/spread", "test_spread_dx1");
+  check_fails(sc);
+  CHECK(sc.where == "x[1]");
+}
+
+TEST_CASE("an hvp entry that is zero is judged against the Hessian, not the function", "[unit]") {
+  // c + x^2 + w at c = 1e14 (an audit helper; decision 205): d2f/dw2 = 1 instead of 0 passed.
+  nlohmann::json e =
+      entry("hz", "hz", 1, {{"x", normal()}, {"w", normal()}, {"c", {{"value", 1e14}}}}, "hvp");
+  e["sizes"] = {{"small", nlohmann::json::object()}};
+  e["wrt"] = {"x", "w"};
+  const std::string m = tiny_suite().write_manifest("hz", {e});
+  HarnessResult r = run({"test_hvp_hz_ww", "fwdvec"}, "", m);
+  check_passes(cell(r, "/hz", "fwdvec"));
+  check_fails(cell(r, "/hz", "test_hvp_hz_ww"));
 }
 
 TEST_CASE("an hvp whose companion gradient has another shape fails", "[unit]") {
