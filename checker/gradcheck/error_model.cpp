@@ -1,6 +1,8 @@
 // Error model of the gradient checker (DESIGN 4.2).
 #include "checker/gradcheck/error_model.h"
 
+#include "checker/gradcheck/f32_paths.h"
+
 #include <algorithm>
 #include <cmath>
 #include <sstream>
@@ -26,41 +28,6 @@ constexpr double kF32RoundingSafety = 4;
 bool is_f32(const ir::Type& t) {
   if (t.is_tuple()) return std::any_of(t.fields.begin(), t.fields.end(), is_f32);
   return t.elem == ir::ElemType::F32;
-}
-
-bool function_computes_f32(const ir::Function& f, std::unordered_set<const ir::ExprNode*>& seen);
-
-// Whether e computes anything in f32: an operation whose result is f32 (a conversion to f32
-// included), here or in a callee. Reading an f32 parameter, or converting it to f64, is exact.
-bool computes_f32(const ir::Expr& e, std::unordered_set<const ir::ExprNode*>& seen) {
-  if (!seen.insert(e.get()).second) return false;
-  switch (e->kind) {
-    case ir::NodeKind::Unary:
-    case ir::NodeKind::Binary:
-    case ir::NodeKind::Prim:
-    case ir::NodeKind::Reduce:
-    case ir::NodeKind::Scan:
-    case ir::NodeKind::Loop:
-    case ir::NodeKind::Scatter:  // adds in f32
-      if (is_f32(e->type)) return true;
-      break;
-    case ir::NodeKind::Call:  // children() are the arguments only
-      if (function_computes_f32(*e.as<ir::Call>()->callee, seen)) return true;
-      break;
-    default:
-      break;
-  }
-  for (const auto& c : ir::children(e))
-    if (computes_f32(c, seen)) return true;
-  return false;
-}
-
-bool function_computes_f32(const ir::Function& f, std::unordered_set<const ir::ExprNode*>& seen) {
-  for (const auto& st : f.stmts)
-    if (computes_f32(st.value, seen)) return true;
-  for (const auto& r : f.results)
-    if (computes_f32(r, seen)) return true;
-  return false;
 }
 
 // Whether f's derivatives are f32 values or computed from f32 rounding (decision 177): f computes
@@ -93,8 +60,9 @@ Tolerance derive_tolerance(const ir::Function& f, const std::vector<ir::Tensor>&
                            double floor, const std::vector<std::string>& wrt) {
   Tolerance t;
   t.floor = floor;
-  std::unordered_set<const ir::ExprNode*> seen;
-  t.computes_f32 = function_computes_f32(f, seen);  // walked once: the whole model uses it too
+  t.f32_paths = f32_paths(f);
+  t.computes_f32 = std::find(t.f32_paths.result.begin(), t.f32_paths.result.end(), true) !=
+                   t.f32_paths.result.end();
   if (derivatives_in_f32(f, wrt, t.computes_f32)) t.unit_roundoff = 0x1p-24;
   ir::Interpreter<double> interp(ir::EvalOptions{sizes, true, false});
   auto out = interp.run_tensors(f, inputs);
@@ -126,15 +94,22 @@ Tolerance Tolerance::with_floor(double accuracy) const {
   return t;
 }
 
-Tolerance Tolerance::for_f64_block() const {
-  if (computes_f32 || unit_roundoff == 0x1p-53) return *this;
+Tolerance Tolerance::with_unit(double u) const {
+  if (unit_roundoff == u) return *this;
   Tolerance t = *this;
-  t.unit_roundoff = 0x1p-53;
+  t.unit_roundoff = u;
   return t.with_floor(floor);
 }
 
+Tolerance Tolerance::for_f64_block() const {
+  return with_unit(0x1p-53);
+}
+
+Tolerance Tolerance::for_f32_arithmetic() const {
+  return with_unit(0x1p-24);
+}
+
 Tolerance Tolerance::for_f32_block() const {
-  if (computes_f32 || unit_roundoff == 0x1p-53) return *this;
   Tolerance t = for_f64_block();
   const double rounding = kF32RoundingSafety * 0x1p-24 * std::sqrt(static_cast<double>(ops) + 1);
   t.value = std::max(t.value, rounding);
@@ -282,8 +257,14 @@ Comparison compare_primal(const std::vector<double>& got, const Reference& ref,
   std::vector<double> allowances;
   allowances.reserve(got.size());
   for (const Block& block : ref.out.blocks) {
+    // f32 arithmetic in the result's computation, an f32 copy of an input, or f64 (decision 206)
+    const bool arithmetic = block.index < tol.f32_paths.result.size()
+                                ? tol.f32_paths.result[block.index]
+                                : tol.computes_f32;
     const bool f32 = ref.results.at(block.index).elem == ir::ElemType::F32;
-    const double base = f32 ? tol.value : tol.for_f64_block().value;
+    const double base = arithmetic ? tol.for_f32_arithmetic().value
+                        : f32      ? tol.for_f32_block().value
+                                   : tol.for_f64_block().value;
     for (std::size_t k = block.offset; k < block.offset + block.count; ++k)
       // Entry by entry: a cancelling entry excuses its own rounding, not its neighbours'; where
       // the double run is not finite it excuses nothing (decision 202).

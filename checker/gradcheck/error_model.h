@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "checker/gradcheck/f32_paths.h"
 #include "checker/gradcheck/reference.h"
 
 namespace adlab::checker {
@@ -26,16 +27,20 @@ struct Tolerance {
   // The interpreter's double primal (floating results, flattened): what a correct strategy's
   // primal may be off by is measured per result from it (decision 192).
   std::vector<double> double_primal;
-  // Whether f computes in f32 (a callee or a scatter included): then every block has f32's
-  // unit roundoff; otherwise only the blocks of f32 parameters and results do (decision 199).
+  // Whether f computes in f32 (a callee or a scatter included), and where (decision 206): a block
+  // gets f32's whole model only where such arithmetic lies between its parameter and result.
   bool computes_f32 = false;
+  F32Paths f32_paths;
   std::string basis() const;
-  // The model for a block whose values are f64 and not computed from f32 rounding: u = 2^-53
-  // unless the function computes in f32.
+  // The same model with unit roundoff u.
+  Tolerance with_unit(double u) const;
+  // The model for a block whose values are f64 and not computed from f32 rounding: u = 2^-53.
   Tolerance for_f64_block() const;
-  // The model for an f32 block (an f32 parameter's gradient, an f32 result's tangent): the whole
-  // model when f computes in f32; otherwise its f64 model widened only by the roundings to f32
-  // where derivatives are stored, max(f64 model, 4 2^-24 sqrt(ops + 1)) (decision 202).
+  // The model for a block that f32 arithmetic computes: u = 2^-24 (decision 206).
+  Tolerance for_f32_arithmetic() const;
+  // The model for an f32 block (an f32 parameter's gradient, an f32 result's tangent) that no f32
+  // arithmetic computes: its f64 model widened only by the roundings to f32 where derivatives
+  // are stored, max(f64 model, 4 2^-24 sqrt(ops + 1)) (decision 202).
   Tolerance for_f32_block() const;
   // The same model with another floor (the model needs one double primal run per entry).
   Tolerance with_floor(double accuracy) const;

@@ -237,20 +237,43 @@ std::vector<double> group_tolerances(const EntryContext& ctx, ad::Mode mode, con
   const Reference& ref = ctx.ref;
   auto param_f32 = [&](const Block& b) { return ctx.f->params.at(b.index)->type.elem == F32; };
   auto result_f32 = [&](const Block& b) { return ref.results.at(b.index).elem == F32; };
+  // whether f32 arithmetic lies between parameter block wb and result block rb (decision 206)
+  const F32Paths& paths = tol.f32_paths;
+  auto through = [&](const Block& rb, const Block& wb) {
+    if (rb.index >= paths.through.size() || wb.index >= paths.through[rb.index].size())
+      return tol.computes_f32;
+    return static_cast<bool>(paths.through[rb.index][wb.index]);
+  };
+  auto any_through = [&](const Block* rb, const Block* wb) {
+    for (const auto& r : ref.out.blocks)
+      for (const auto& w : ref.in.blocks)
+        if ((!rb || rb == &r) && (!wb || wb == &w) && through(r, w)) return true;
+    return false;
+  };
+  const double arithmetic = tol.for_f32_arithmetic().value;
   const double f32_block = tol.for_f32_block().value, f64_block = tol.for_f64_block().value;
-  auto of = [&](bool f32) { return f32 ? f32_block : f64_block; };
+  auto of = [&](bool f32_arithmetic, bool f32) {
+    return f32_arithmetic ? arithmetic : f32 ? f32_block : f64_block;
+  };
   std::vector<double> tolerances;
   switch (mode) {
     case ad::Mode::Jacobian:  // a row per result entry and parameter block
       for (const auto& rb : ref.out.blocks)
         for (const auto& wb : ref.in.blocks)
-          tolerances.insert(tolerances.end(), rb.count, of(result_f32(rb) || param_f32(wb)));
+          tolerances.insert(tolerances.end(), rb.count,
+                            of(through(rb, wb), result_f32(rb) || param_f32(wb)));
       break;
     case ad::Mode::Jvp:
-      for (const auto& rb : ref.out.blocks) tolerances.push_back(of(result_f32(rb)));
+      for (const auto& rb : ref.out.blocks)
+        tolerances.push_back(of(any_through(&rb, nullptr), result_f32(rb)));
       break;
-    default:  // gradient, vjp, hvp: a block per parameter
-      for (const auto& wb : ref.in.blocks) tolerances.push_back(of(param_f32(wb)));
+    case ad::Mode::Hvp:  // second derivatives mix every path
+      for (const auto& wb : ref.in.blocks)
+        tolerances.push_back(of(any_through(nullptr, nullptr), param_f32(wb)));
+      break;
+    default:  // gradient, vjp: a block per parameter
+      for (const auto& wb : ref.in.blocks)
+        tolerances.push_back(of(any_through(nullptr, &wb), param_f32(wb)));
   }
   return tolerances;
 }

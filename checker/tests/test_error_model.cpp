@@ -414,12 +414,12 @@ TEST_CASE("an f32 block of a function without f32 arithmetic gets the rounding t
   CHECK(t.value == 64 * 0x1p-24 * root);
   CHECK(t.for_f32_block().value == 4 * 0x1p-24 * root);
   CHECK(t.for_f64_block().value < 1e-13);
-  // f32 arithmetic keeps the whole model for every block
+  // f32 arithmetic gets the whole model (for the blocks it lies on: decision 206)
   auto g =
       parse("func g(x: f64[n], w: f32) -> f64 {\n  return sum[i < n] f64(w * w) * x[i]\n}\n", "g");
   Tolerance t32 = tolerance_of(g, {vec({0.5, 1.25, 0.875}), w}, 0);
   REQUIRE(t32.computes_f32);
-  CHECK(t32.for_f32_block().value == t32.value);
+  CHECK(t32.for_f32_arithmetic().value == t32.value);
 }
 
 TEST_CASE("representable rounds the f32 blocks of a direction and keeps the f64 ones", "[unit]") {
@@ -485,6 +485,25 @@ TEST_CASE("an entry below the reference's resolution passes within it and is cou
   CHECK(c.unresolved == 1);
   CHECK(c.unresolved_error == Approx(1));
   CHECK_FALSE(compare({2e-38}, want, 1e-14, {}, 1, {}, {}, {5e-46}, {1e-38}).pass);
+}
+
+TEST_CASE("f32_paths finds the f32 arithmetic between each parameter and result", "[unit]") {
+  // decision 206: result 0 rounds k * k in f32 (k reaches it through f32 arithmetic, x does
+  // not); result 1 reads w as f64 only; result 2 calls a helper that computes in f32.
+  auto f = parse(
+      "func sq(s: f32) -> f32 {\n  return s * s\n}\n"
+      "func g(x: f64[n], k: f32, w: f32) -> (f64, f64, f64) {\n"
+      "  let t = 1e-30 * f64(k * k)\n"
+      "  return (sum[i < n] x[i] * x[i] + t, f64(w) * x[0], f64(sq(w)))\n}\n",
+      "g");
+  const F32Paths p = f32_paths(*f);
+  REQUIRE(p.result.size() == 3);
+  CHECK(p.result[0]);
+  CHECK(p.through[0] == std::vector<bool>{false, true, false});
+  CHECK_FALSE(p.result[1]);
+  CHECK(p.through[1] == std::vector<bool>{false, false, false});
+  CHECK(p.result[2]);
+  CHECK(p.through[2] == std::vector<bool>{false, false, true});
 }
 
 }  // namespace

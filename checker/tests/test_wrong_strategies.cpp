@@ -104,6 +104,15 @@ func hz(x: f64, w: f64, c: f64) -> f64 {
   return c + x * x + w
 }
 
+# f32 arithmetic on a parameter that is not differentiated (decision 206): it gave every block
+# f32's model, so an f64 gradient 1e-6 wrong passed.
+func f32k(x: f64[n], k: f32) -> f64 {
+  return sum[i < n] x[i] * x[i] * x[i] + 1e-30 * f64(k * k)
+}
+func f32k_gradient(x: f64[n], k: f32) -> (f64, f64[n]) {
+  return (f32k(x, k), gen[i < n] 3.0 * x[i] * x[i])
+}
+
 # An f32 parameter of negligible weight beside f64 arithmetic (decision 202).
 func f32touch(x: f64[n], w: f32) -> f64 {
   return sum[i < n] x[i] * x[i] * x[i] + 1e-30 * f64(w)
@@ -891,6 +900,17 @@ TEST_CASE("an hvp entry that is zero is judged against the Hessian, not the func
   HarnessResult r = run({"test_hvp_hz_ww", "fwdvec"}, "", m);
   check_passes(cell(r, "/hz", "fwdvec"));
   check_fails(cell(r, "/hz", "test_hvp_hz_ww"));
+}
+
+TEST_CASE("f32 arithmetic off a block's paths does not give it f32's tolerance", "[unit]") {
+  // An audit helper's case (decision 206): 1e-30 f64(k * k) with k: f32 not differentiated gave
+  // the gradient by the f64 x the f32 model (2e-5), so every entry 1e-6 (and 1e-5) wrong passed.
+  nlohmann::json e = entry("f32k", "f32k", 3, {{"x", normal()}, {"k", normal()}}, "gradient");
+  e["wrt"] = {"x"};
+  const std::string m = tiny_suite().write_manifest("f32k", {e});
+  HarnessResult r = run({"test_oracle", "test_scaled"}, "", m);
+  check_passes(cell(r, "/f32k", "test_oracle"));
+  check_fails(cell(r, "/f32k", "test_scaled"));
 }
 
 TEST_CASE("an hvp whose companion gradient has another shape fails", "[unit]") {
