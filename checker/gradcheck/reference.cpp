@@ -1,6 +1,8 @@
 // Multiprecision finite-difference references (DESIGN 4.2), parallel over input coordinates.
 #include "checker/gradcheck/reference.h"
 
+#include "checker/gradcheck/dependence.h"
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -151,8 +153,13 @@ Reference reference_jacobian(const ir::Function& f, const std::vector<ir::Tensor
   Prepared p = prepare(f, inputs, wrt);
   Reference r;
   r.in = p.in;
-  {  // the primal, with kink tracking, in mp50
-    ir::Interpreter<mp50> interp(ir::EvalOptions{o.sizes, false, true});
+  {  // the primal, with kink tracking, in mp50: switches the wrt inputs can move (decision 207)
+    std::vector<std::size_t> wrt_params;
+    for (const auto& b : p.in.blocks) wrt_params.push_back(b.index);
+    const auto movable = nodes_reading(f, wrt_params);
+    ir::EvalOptions eo{o.sizes, false, true};
+    eo.kink_nodes = &movable;
+    ir::Interpreter<mp50> interp(eo);
     auto out = interp.run_tensors(f, p.base);
     r.kink = interp.kink();
     for (const auto& t : out) {

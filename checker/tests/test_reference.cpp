@@ -332,6 +332,31 @@ TEST_CASE("the reference reports how close the primal came to a kink", "[unit]")
   }
 }
 
+TEST_CASE("a switch no differentiated input can move is no kink (decision 207)", "[unit]") {
+  // select(c > 0, x^2, x^3) at c = 0 (an audit helper): the tie on c made every cell AT-KINK
+  // although moving x never crosses it. Differentiated by c too, it is a kink.
+  auto f = parse(
+      "func f(x: f64[n], c: f64) -> f64 {\n"
+      "  return sum[i < n] select(c > 0.0, x[i] * x[i], x[i] * x[i] * x[i])\n}\n",
+      "f");
+  const std::vector<ir::Tensor> in = {vec({0.5, 1.5}), scalar(0.0)};
+  CHECK(std::isinf(reference_jacobian(*f, in, {"x"}).kink.margin));
+  CHECK(reference_jacobian(*f, in, {"x", "c"}).kink.margin == 0.0);
+  // a loop's state reads what its body reads: s comes within 0.002 of 1 at the last step
+  auto g = parse(
+      "func g(x: f64) -> f64 {\n"
+      "  return loop[t < 3] (s = 0.0) { next select(s > 1.0, s, s + x) }\n}\n",
+      "g");
+  Reference rg = reference_jacobian(*g, {scalar(0.499)}, {});
+  CHECK(rg.kink.margin == Approx(0.002).epsilon(1e-9));
+  // a callee's switches count whatever its arguments read
+  auto h = parse(
+      "func r(a: f64) -> f64 {\n  return max(a, 1.0)\n}\n"
+      "func h(x: f64, c: f64) -> f64 {\n  return x * r(c)\n}\n",
+      "h");
+  CHECK(reference_jacobian(*h, {scalar(2.0), scalar(1.0)}, {"x"}).kink.margin == 0.0);
+}
+
 // Bug: the interpreter skips exact ties of float comparisons and of min/max (it takes them for a
 // value compared with itself), so a kink hit exactly is not reported and the central-difference
 // reference there is the mean of the one-sided derivatives.

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "ir/function.h"
@@ -19,6 +20,8 @@ struct EvalOptions {
   std::map<std::string, std::int64_t> sizes;  // sizes no parameter binds (`--size m=5`)
   bool count_ops = true;
   bool track_kinks = false;  // record how close the run came to a non-smooth switch
+  // When set, only switches at these nodes are kinks (those a differentiated input can move).
+  const std::unordered_set<const ExprNode*>* kink_nodes = nullptr;
 };
 
 // The closest a run came to a point where it is not differentiable: a comparison of numbers

@@ -48,6 +48,7 @@ struct Interpreter<T>::Impl {
 
   // Records a non-smooth switch at relative distance `margin` (DESIGN 4.2 "kinks").
   void note_kink(double margin, Expr at, const char* what) {
+    if (options.kink_nodes && !options.kink_nodes->count(at.get())) return;
     if (margin < kink.margin) {
       kink.margin = margin;
       kink.where = at;

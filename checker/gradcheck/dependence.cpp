@@ -1,9 +1,10 @@
-// Where f32 arithmetic lies in a function (decision 206).
-#include "checker/gradcheck/f32_paths.h"
+// What each expression of a function reads, and through which f32 arithmetic (decisions 206,
+// 207): the f32 paths of the error model and the kinks that matter to a derivative.
+#include "checker/gradcheck/dependence.h"
 
 #include <unordered_map>
-#include <unordered_set>
 
+#include "checker/gradcheck/f32_paths.h"
 #include "ir/visitor.h"
 
 namespace adlab::checker {
@@ -64,6 +65,9 @@ class Analysis {
     for (const auto& v : vars) bound_.insert_or_assign(v.get(), value);
   }
 
+  // every node walked, with what it reads
+  const std::unordered_map<const ir::ExprNode*, Info>& walked() const { return memo_; }
+
   Info of(const ir::Expr& e) {
     if (auto it = memo_.find(e.get()); it != memo_.end()) return it->second;
     Info r(params_);
@@ -87,10 +91,12 @@ class Analysis {
         break;
       }
       case ir::NodeKind::Loop: {
-        // the state carries every iteration: any f32 arithmetic in the loop counts for all it reads
+        // the state carries every iteration: it reads all the loop reads, and any f32 arithmetic
+        // in the loop counts for all of that
         auto* l = e.as<ir::Loop>();
         Info init(params_);
         for (const auto& i : l->init) init.merge(of(i));
+        init.merge(anywhere_in(e));
         bind(l->state, init);
         for (const auto& c : ir::children(e)) r.merge(of(c));
         r.merge(init);
@@ -106,6 +112,22 @@ class Analysis {
   }
 
  private:
+  // What a subtree reads anywhere in it (names bound so far), without memoising its nodes.
+  Info anywhere_in(const ir::Expr& e) {
+    Info r(params_);
+    std::vector<ir::Expr> todo = {e};
+    std::unordered_map<const ir::ExprNode*, bool> seen;
+    while (!todo.empty()) {
+      ir::Expr x = todo.back();
+      todo.pop_back();
+      if (!seen.emplace(x.get(), true).second) continue;
+      if (auto p = param_index_.find(x.get()); p != param_index_.end()) r.reads[p->second] = true;
+      if (auto b = bound_.find(x.get()); b != bound_.end()) r.merge(b->second);
+      for (const auto& c : ir::children(x)) todo.push_back(c);
+    }
+    return r;
+  }
+
   std::size_t params_;
   std::unordered_map<const ir::ExprNode*, std::size_t> param_index_;
   std::unordered_map<const ir::ExprNode*, Info> bound_, memo_;
@@ -120,6 +142,42 @@ bool function_rounds_in_f32(const ir::Function& f) {
 }
 
 }  // namespace
+
+std::unordered_set<const ir::ExprNode*> nodes_reading(const ir::Function& f,
+                                                      const std::vector<std::size_t>& params) {
+  Analysis a(f);
+  for (const auto& st : f.stmts) a.bind(st.vars, a.of(st.value));
+  for (const auto& r : f.results) a.of(r);
+  std::unordered_set<const ir::ExprNode*> out;
+  for (const auto& [node, info] : a.walked())
+    for (std::size_t p : params)
+      if (p < info.reads.size() && info.reads[p]) {
+        out.insert(node);
+        break;
+      }
+  // a callee's nodes run once per call, on whatever its arguments read: all of them count
+  std::vector<const ir::Function*> callees;
+  for (const auto& [node, info] : a.walked())
+    if (node->kind == ir::NodeKind::Call)
+      callees.push_back(static_cast<const ir::Call*>(node)->callee.get());
+  std::unordered_set<const ir::Function*> done;
+  while (!callees.empty()) {
+    const ir::Function* g = callees.back();
+    callees.pop_back();
+    if (!done.insert(g).second) continue;
+    std::vector<ir::Expr> todo;
+    for (const auto& st : g->stmts) todo.push_back(st.value);
+    for (const auto& r : g->results) todo.push_back(r);
+    while (!todo.empty()) {
+      ir::Expr x = todo.back();
+      todo.pop_back();
+      if (!out.insert(x.get()).second) continue;
+      if (auto* c = x.as<ir::Call>()) callees.push_back(c->callee.get());
+      for (const auto& c : ir::children(x)) todo.push_back(c);
+    }
+  }
+  return out;
+}
 
 F32Paths f32_paths(const ir::Function& f) {
   Analysis a(f);
