@@ -514,6 +514,14 @@ void check_fails(const Cell& c) {
   CHECK(c.tolerance < 1e-10);  // exact strategies: float64 rounding only, no declared floor
 }
 
+// The cell of `strategy` on `entry` FAILs, at `where`.
+void check_fails_at(const HarnessResult& r, const std::string& entry, const std::string& strategy,
+                    const std::string& where) {
+  const Cell& c = cell(r, entry, strategy);
+  check_fails(c);
+  CHECK(c.where == where);
+}
+
 void check_passes(const Cell& c) {
   INFO(describe(c));
   CHECK(c.status == Status::Pass);
@@ -882,12 +890,8 @@ TEST_CASE("a derivative that is zero or tiny is judged against its own terms (de
   HarnessResult r = run({"test_oracle", "test_zsel_dw", "test_spread_dx1"}, "", m);
   check_passes(cell(r, "/zsel", "test_oracle"));
   check_passes(cell(r, "/spread", "test_oracle"));
-  const Cell& zc = cell(r, "/zsel", "test_zsel_dw");
-  check_fails(zc);
-  CHECK(zc.where == "w");
-  const Cell& sc = cell(r, "/spread", "test_spread_dx1");
-  check_fails(sc);
-  CHECK(sc.where == "x[1]");
+  check_fails_at(r, "/zsel", "test_zsel_dw", "w");
+  check_fails_at(r, "/spread", "test_spread_dx1", "x[1]");
 }
 
 TEST_CASE("an hvp entry that is zero is judged against the Hessian, not the function", "[unit]") {
@@ -964,12 +968,8 @@ TEST_CASE("an error beside one huge Jacobian entry fails in jvp and vjp (decisio
   HarnessResult r = run({"test_oracle", "test_eqcol_dy1dx", "test_eqcol_dy0dz"}, "", m);
   check_passes(cell(r, "/eqcol_jvp", "test_oracle"));
   check_passes(cell(r, "/eqcol_vjp", "test_oracle"));
-  const Cell& j = cell(r, "/eqcol_jvp", "test_eqcol_dy1dx");
-  check_fails(j);
-  CHECK(j.where == "result 1");
-  const Cell& v = cell(r, "/eqcol_vjp", "test_eqcol_dy0dz");
-  check_fails(v);
-  CHECK(v.where == "z");
+  check_fails_at(r, "/eqcol_jvp", "test_eqcol_dy1dx", "result 1");
+  check_fails_at(r, "/eqcol_vjp", "test_eqcol_dy0dz", "z");
 }
 
 TEST_CASE("an f32 parameter of negligible weight gives the f64 results of a jvp no f32 tolerance",
