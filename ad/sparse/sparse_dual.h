@@ -120,7 +120,10 @@ class SparseDual {
   // Adds scale * D[b] to this tangent (copy-on-write: tangents are shared between copies).
   void append(const SparseDual& b, double scale) {
     if (b.is_constant()) return;
-    if (tl_magnitudes) scale = std::fabs(scale);
+    if (tl_magnitudes) {  // a zero partial is no term: 0 * inf is not a magnitude
+      if (scale == 0) return;
+      scale = std::fabs(scale);
+    }
     const std::shared_ptr<TangentEntries> src = b.d_;  // held: `x += x` clones before appending
     if (!d_ && scale == 1.0) {  // share: an unscaled tangent moves by reference
       d_ = b.d_;

@@ -155,8 +155,9 @@ EntryErrors relative_errors(const std::vector<double>& got, const std::vector<ir
       // The magnitude of the entry's own chain-rule terms, where known, replaces its group's
       // scale: a zero or a small entry was judged against the function or its group, so d/dw = 1
       // for an exact 0 beside a 1e14 constant passed (an audit helper; decision 205).
-      const double denom = by_magnitude && std::isfinite(magnitudes[k])
-                               ? std::max({std::fabs(w), magnitudes[k], 1e-300})
+      // A non-finite magnitude (0 * inf in a partial) judges the entry by itself.
+      const double mag = by_magnitude && std::isfinite(magnitudes[k]) ? magnitudes[k] : 0.0;
+      const double denom = by_magnitude ? std::max({std::fabs(w), mag, 1e-300})
                            : zero_group ? std::max(floor_scale_g, 1e-300)
                                         : std::max({std::fabs(w), 1e-3 * scale, 1e-300});
       // what the reference cannot resolve is no error (decision 205)
@@ -240,20 +241,14 @@ Comparison compare_primal(const std::vector<double>& got, const Reference& ref,
     return compare(got, ref.primal, tol.value);  // fails: the sizes differ
   const std::vector<std::size_t> sizes = ref.out.block_sizes();
   const double scale = ref.primal_scale();
-  // A result that is zero throughout is judged against itself, not the other results: 50 for
-  // an exact 0 beside a 1e16 result passed (an audit helper; decision 205); its allowance is
-  // the interpreter's own error there.
-  std::vector<double> floors;
-  for (const Block& block : ref.out.blocks) {
-    double own = 0;
-    for (std::size_t k = block.offset; k < block.offset + block.count; ++k)
-      own = std::max(own, std::fabs(ir::math::to_double(ref.primal[k])));
-    floors.push_back(own);
-  }
-  const EntryErrors errors = relative_errors(got, ref.primal, sizes, scale, floors);
-  // the interpreter's own double error on each entry, under the same measure
+  // Entry by entry against itself, not against its result's or the function's scale: 50 for an
+  // exact 0 beside a 1e16 result, and an entry 1000 times its value beside a 1e20 entry of the
+  // same result, passed (audit helpers; decision 205). A cancelling entry has its own allowance:
+  // the interpreter's error there, under the same measure.
+  const std::vector<double> itself(got.size(), 0.0);
+  const EntryErrors errors = relative_errors(got, ref.primal, sizes, scale, {}, itself);
   const std::vector<double> rho =
-      relative_errors(tol.double_primal, ref.primal, sizes, scale, floors).errors;
+      relative_errors(tol.double_primal, ref.primal, sizes, scale, {}, itself).errors;
   std::vector<double> allowances;
   allowances.reserve(got.size());
   for (const Block& block : ref.out.blocks) {

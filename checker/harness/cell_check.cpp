@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <optional>
 
 #include "ir/syntax/printer.h"
 #include "ir/tensor/tensor_ops.h"
@@ -12,8 +13,9 @@ namespace adlab::checker {
 
 using ir::mp50;
 constexpr ir::ElemType F32 = ir::ElemType::F32;
-// Up to this many differentiated scalars, an hvp cell also checks every unit direction.
-constexpr std::size_t kHvpUnitDirections = 8;
+// Up to this many inputs (outputs, for vjp), a jvp, vjp or hvp cell also checks every unit
+// direction.
+constexpr std::size_t kUnitDirections = 8;
 
 std::vector<double> random_direction(std::size_t n, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
@@ -220,8 +222,17 @@ std::string hvp_companion_mismatch(const EntryContext& ctx, const ModeRun& run,
     df += ref.jacobian[j] * mp50(dir[j]);
     if (j < ref.resolution.size()) df_resolution += ref.resolution[j] * std::fabs(dir[j]);
   }
-  Comparison t = compare(run.hvp_tangent, {df}, tolerance, {}, ref.primal_scale(), {}, {}, {},
-                         {df_resolution});
+  // df's terms: |J| |v| (decision 205), where |J| is known
+  std::vector<double> df_magnitude;
+  if (magnitudes.size() == dir.size()) {
+    df_magnitude.assign(1, 0.0);
+    for (std::size_t j = 0; j < dir.size(); ++j)
+      df_magnitude[0] += magnitudes[j] * std::fabs(dir[j]);
+  }
+  Comparison t = compare(run.hvp_tangent, {df}, tolerance, {}, ref.primal_scale(), {}, {},
+                         df_magnitude, {df_resolution});
+  cell.unresolved += g.unresolved + t.unresolved;
+  cell.unresolved_error = std::max({cell.unresolved_error, g.unresolved_error, t.unresolved_error});
   if (!t.pass) {
     cell.worst_error = t.worst_error;
     cell.got = t.got;
@@ -233,47 +244,71 @@ std::string hvp_companion_mismatch(const EntryContext& ctx, const ModeRun& run,
 }
 }  // namespace
 
+namespace {
+// Whether f32 arithmetic lies between parameter block wb and result block rb (decision 206).
+bool f32_between(const Tolerance& tol, const Block& rb, const Block& wb) {
+  const F32Paths& paths = tol.f32_paths;
+  if (rb.index >= paths.through.size() || wb.index >= paths.through[rb.index].size())
+    return tol.computes_f32;
+  return paths.through[rb.index][wb.index];
+}
+
+double tolerance_of_block(const Tolerance& tol, bool f32_arithmetic, bool f32) {
+  return f32_arithmetic ? tol.for_f32_arithmetic().value
+         : f32          ? tol.for_f32_block().value
+                        : tol.for_f64_block().value;
+}
+
+// Whether f32 arithmetic lies between parameter block wb and some result.
+bool f32_reaches(const Tolerance& tol, const Reference& ref, const Block& wb) {
+  for (const auto& rb : ref.out.blocks)
+    if (f32_between(tol, rb, wb)) return true;
+  return false;
+}
+
+bool param_is_f32(const EntryContext& ctx, const Block& b) {
+  return ctx.f->params.at(b.index)->type.elem == F32;
+}
+bool result_is_f32(const EntryContext& ctx, const Block& b) {
+  return ctx.ref.results.at(b.index).elem == F32;
+}
+}  // namespace
+
+double block_tolerance(const EntryContext& ctx, const Tolerance& tol, const Block& rb,
+                       const Block& wb) {
+  return tolerance_of_block(tol, f32_between(tol, rb, wb),
+                            result_is_f32(ctx, rb) || param_is_f32(ctx, wb));
+}
+
 std::vector<double> group_tolerances(const EntryContext& ctx, ad::Mode mode, const Tolerance& tol) {
   const Reference& ref = ctx.ref;
-  auto param_f32 = [&](const Block& b) { return ctx.f->params.at(b.index)->type.elem == F32; };
-  auto result_f32 = [&](const Block& b) { return ref.results.at(b.index).elem == F32; };
-  // whether f32 arithmetic lies between parameter block wb and result block rb (decision 206)
-  const F32Paths& paths = tol.f32_paths;
-  auto through = [&](const Block& rb, const Block& wb) {
-    if (rb.index >= paths.through.size() || wb.index >= paths.through[rb.index].size())
-      return tol.computes_f32;
-    return static_cast<bool>(paths.through[rb.index][wb.index]);
-  };
-  auto any_through = [&](const Block* rb, const Block* wb) {
+  auto any_between = [&](const Block* rb, const Block* wb) {
     for (const auto& r : ref.out.blocks)
       for (const auto& w : ref.in.blocks)
-        if ((!rb || rb == &r) && (!wb || wb == &w) && through(r, w)) return true;
+        if ((!rb || rb == &r) && (!wb || wb == &w) && f32_between(tol, r, w)) return true;
     return false;
-  };
-  const double arithmetic = tol.for_f32_arithmetic().value;
-  const double f32_block = tol.for_f32_block().value, f64_block = tol.for_f64_block().value;
-  auto of = [&](bool f32_arithmetic, bool f32) {
-    return f32_arithmetic ? arithmetic : f32 ? f32_block : f64_block;
   };
   std::vector<double> tolerances;
   switch (mode) {
     case ad::Mode::Jacobian:  // a row per result entry and parameter block
       for (const auto& rb : ref.out.blocks)
         for (const auto& wb : ref.in.blocks)
-          tolerances.insert(tolerances.end(), rb.count,
-                            of(through(rb, wb), result_f32(rb) || param_f32(wb)));
+          tolerances.insert(tolerances.end(), rb.count, block_tolerance(ctx, tol, rb, wb));
       break;
     case ad::Mode::Jvp:
       for (const auto& rb : ref.out.blocks)
-        tolerances.push_back(of(any_through(&rb, nullptr), result_f32(rb)));
+        tolerances.push_back(
+            tolerance_of_block(tol, any_between(&rb, nullptr), result_is_f32(ctx, rb)));
       break;
     case ad::Mode::Hvp:  // second derivatives mix every path
       for (const auto& wb : ref.in.blocks)
-        tolerances.push_back(of(any_through(nullptr, nullptr), param_f32(wb)));
+        tolerances.push_back(
+            tolerance_of_block(tol, any_between(nullptr, nullptr), param_is_f32(ctx, wb)));
       break;
     default:  // gradient, vjp: a block per parameter
       for (const auto& wb : ref.in.blocks)
-        tolerances.push_back(of(any_through(nullptr, &wb), param_f32(wb)));
+        tolerances.push_back(
+            tolerance_of_block(tol, f32_reaches(tol, ref, wb), param_is_f32(ctx, wb)));
   }
   return tolerances;
 }
@@ -292,6 +327,9 @@ struct Expectation {
   std::vector<double> magnitudes;   // of want's entries' terms (magnitude.h); empty: unknown
   std::vector<double> resolutions;  // the reference's absolute uncertainty per entry
   double zero_floor = 0;  // hvp: what a zero group is judged against (0: the function's size)
+  // jvp (vjp) along a unit direction: the parameter (result) block it lies in; each output group
+  // is then one Jacobian block and gets that block's tolerance
+  std::optional<std::size_t> unit_block;
 };
 
 // Compares one run of the derivative (along e.dir) with the reference and fills `cell`.
@@ -352,7 +390,24 @@ void judge_run(const EntryContext& ctx, const ad::Request& req, backends::Execut
   // off the 50-digit reference by about the interpreter's error on it: that much is allowed
   // (the derivatives keep the strict tolerance; decisions 188, 192, 202).
   Comparison pc = compare_primal(primal, ref, tol);
-  const std::vector<double> tolerances = group_tolerances(ctx, req.mode, tol);
+  std::vector<double> tolerances = group_tolerances(ctx, req.mode, tol);
+  if (e.unit_block && req.mode == ad::Mode::Hvp) {
+    // one Hessian column: f32's model where f32 arithmetic reaches the result from its own
+    // parameter block or from the column's (decision 208)
+    tolerances.clear();
+    const Block& unit = ref.in.blocks.at(*e.unit_block);
+    for (const auto& wb : ref.in.blocks)
+      tolerances.push_back(tolerance_of_block(
+          tol, f32_reaches(tol, ref, wb) || f32_reaches(tol, ref, unit), param_is_f32(ctx, wb)));
+  } else if (e.unit_block) {  // one Jacobian column (row): each group is one (result, parameter)
+    tolerances.clear();
+    if (req.mode == ad::Mode::Jvp)
+      for (const auto& rb : ref.out.blocks)
+        tolerances.push_back(block_tolerance(ctx, tol, rb, ref.in.blocks.at(*e.unit_block)));
+    else
+      for (const auto& wb : ref.in.blocks)
+        tolerances.push_back(block_tolerance(ctx, tol, ref.out.blocks.at(*e.unit_block), wb));
+  }
   if (!primal_structure.empty()) {
     cell.status = Status::Fail;
     cell.where = "the primal results";
@@ -394,12 +449,14 @@ void judge_run(const EntryContext& ctx, const ad::Request& req, backends::Execut
     return;
   }
   cell.status = c.pass ? Status::Pass : Status::Fail;
-  cell.unresolved = c.unresolved;
-  if (c.pass && c.unresolved > 0)
-    cell.detail = std::to_string(c.unresolved) + " entr" + (c.unresolved == 1 ? "y" : "ies") +
-                  " agree with the reference only within what its 50-digit differences resolve "
+  cell.unresolved += c.unresolved;
+  cell.unresolved_error = std::max(cell.unresolved_error, c.unresolved_error);
+  if (c.pass && cell.unresolved > 0)
+    cell.detail = std::to_string(cell.unresolved) +
+                  (cell.unresolved == 1 ? " entry agrees" : " entries agree") +
+                  " with the reference only within what its 50-digit differences resolve "
                   "(relative error up to " +
-                  ir::number_str(c.unresolved_error) + " without that allowance)";
+                  ir::number_str(cell.unresolved_error) + " without that allowance)";
   std::size_t k = c.worst_index;
   switch (req.mode) {
     case ad::Mode::Gradient:
@@ -452,13 +509,6 @@ void check_cell(const EntryContext& ctx, const ad::Strategy& s, const ad::Reques
   // degrade its own truncation error. f32 blocks are rounded, so the reference uses the
   // direction the derivative receives.
   const bool exact = s.capabilities().accuracy == 0;
-  auto tangents = [&](std::uint64_t seed) {
-    std::vector<std::vector<double>> dirs;
-    if (exact) dirs.push_back(equilibrated_direction(ref, Along::Columns, seed));
-    dirs.push_back(random_direction(n, seed));
-    for (auto& dir : dirs) dir = representable(ref.in, ctx.inputs, dir);
-    return dirs;
-  };
   // |J| for an exact strategy (magnitude.h); a declared accuracy keeps the group rule
   static const std::vector<double> kUnknown;
   const std::vector<double>& magnitude =
@@ -495,43 +545,47 @@ void check_cell(const EntryContext& ctx, const ad::Strategy& s, const ad::Reques
       break;
     }
     case ad::Mode::Jvp:
-      for (auto& dir : tangents(ctx.seed * 7919 + 1)) {
-        std::vector<mp50> want(m, mp50(0));
-        for (std::size_t i = 0; i < m; ++i)
-          for (std::size_t j = 0; j < n; ++j) want[i] += ref.at(i, j) * mp50(dir[j]);
-        std::vector<double> mags;
-        if (!magnitude.empty()) {
-          mags.assign(m, 0.0);
-          for (std::size_t i = 0; i < m; ++i)
-            for (std::size_t j = 0; j < n; ++j) mags[i] += magnitude[i * n + j] * std::fabs(dir[j]);
-        }
-        std::vector<double> res(m, 0.0);
-        for (std::size_t i = 0; i < m; ++i)
-          for (std::size_t j = 0; j < n; ++j)
-            res[i] += ref.resolution.at(i * n + j) * std::fabs(dir[j]);
-        expectations.push_back({std::move(dir), std::move(want), std::move(mags), std::move(res)});
-      }
-      break;
     case ad::Mode::Vjp: {
-      std::vector<std::vector<double>> dirs;
-      if (exact) dirs.push_back(equilibrated_direction(ref, Along::Rows, ctx.seed * 7919 + 2));
-      dirs.push_back(random_direction(m, ctx.seed * 7919 + 2));
-      for (auto& dir : dirs) {
-        dir = representable(ref.out, ref.results, dir);
-        std::vector<mp50> want(n, mp50(0));
-        for (std::size_t j = 0; j < n; ++j)
-          for (std::size_t i = 0; i < m; ++i) want[j] += mp50(dir[i]) * ref.at(i, j);
-        std::vector<double> mags;
-        if (!magnitude.empty()) {
-          mags.assign(n, 0.0);
-          for (std::size_t j = 0; j < n; ++j)
-            for (std::size_t i = 0; i < m; ++i) mags[j] += std::fabs(dir[i]) * magnitude[i * n + j];
-        }
-        std::vector<double> res(n, 0.0);
-        for (std::size_t j = 0; j < n; ++j)
-          for (std::size_t i = 0; i < m; ++i)
-            res[j] += std::fabs(dir[i]) * ref.resolution.at(i * n + j);
-        expectations.push_back({std::move(dir), std::move(want), std::move(mags), std::move(res)});
+      // J v (jvp, v over the columns) or u J (vjp, u over the rows), with its terms' magnitudes
+      // and the reference's resolution projected the same way
+      const bool jvp = req.mode == ad::Mode::Jvp;
+      const std::size_t len = jvp ? n : m, outs = jvp ? m : n;
+      auto project = [&](std::vector<double> dir, std::optional<std::size_t> unit) {
+        Expectation e;
+        e.want.assign(outs, mp50(0));
+        e.resolutions.assign(outs, 0.0);
+        if (!magnitude.empty()) e.magnitudes.assign(outs, 0.0);
+        for (std::size_t o = 0; o < outs; ++o)
+          for (std::size_t k = 0; k < len; ++k) {
+            const std::size_t at = jvp ? o * n + k : k * n + o;
+            if (dir[k] == 0) continue;
+            e.want[o] += (jvp ? ref.at(o, k) : ref.at(k, o)) * mp50(dir[k]);
+            e.resolutions[o] += ref.resolution.at(at) * std::fabs(dir[k]);
+            if (!magnitude.empty()) e.magnitudes[o] += magnitude[at] * std::fabs(dir[k]);
+          }
+        e.dir = std::move(dir);
+        e.unit_block = unit;
+        return e;
+      };
+      const Layout& along = jvp ? ref.in : ref.out;
+      const std::vector<ir::Tensor>& like = jvp ? ctx.inputs : ref.results;
+      const std::uint64_t seed = ctx.seed * 7919 + (jvp ? 1 : 2);
+      if (exact)
+        expectations.push_back(project(
+            representable(along, like,
+                          equilibrated_direction(ref, jvp ? Along::Columns : Along::Rows, seed)),
+            std::nullopt));
+      expectations.push_back(
+          project(representable(along, like, random_direction(len, seed)), std::nullopt));
+      // For a few inputs (outputs), every unit direction too: a whole Jacobian column (row) per
+      // run, each block with its own tolerance; an entry beside a 1e14 entry of its own row
+      // (column) hides in every other direction (an audit helper; decision 208).
+      for (std::size_t k = 0; exact && len <= kUnitDirections && k < len; ++k) {
+        std::vector<double> unit(len, 0.0);
+        unit[k] = 1;
+        std::size_t block = 0;
+        while (block + 1 < along.blocks.size() && along.blocks[block + 1].offset <= k) ++block;
+        expectations.push_back(project(std::move(unit), block));
       }
       break;
     }
@@ -540,15 +594,22 @@ void check_cell(const EntryContext& ctx, const ad::Strategy& s, const ad::Reques
       // A random direction, and for a few inputs every unit one (the whole Hessian, column by
       // column): along a random one a cross term hides beside a 1e14 diagonal (decision 204).
       std::vector<std::vector<double>> dirs = {random_direction(n, ctx.seed * 7919 + 3)};
-      for (std::size_t k = 0; exact && n <= kHvpUnitDirections && k < n; ++k) {
+      for (std::size_t k = 0; exact && n <= kUnitDirections && k < n; ++k) {
         dirs.emplace_back(n, 0.0);
         dirs.back()[k] = 1;
       }
-      for (auto& dir : dirs) {
-        dir = representable(ref.in, ctx.inputs, dir);
+      for (std::size_t run = 0; run < dirs.size(); ++run) {
+        std::vector<double> dir = representable(ref.in, ctx.inputs, dirs[run]);
         std::vector<double> res;
         auto want = reference_hvp(*ctx.f, ctx.inputs, ctx.wrt, dir, ctx.reference_options, &res);
-        expectations.push_back({std::move(dir), std::move(want), {}, std::move(res)});
+        Expectation e{std::move(dir), std::move(want), {}, std::move(res)};
+        if (run > 0) {  // the unit direction of input run - 1: its parameter block
+          std::size_t block = 0;
+          while (block + 1 < ref.in.blocks.size() && ref.in.blocks[block + 1].offset <= run - 1)
+            ++block;
+          e.unit_block = block;
+        }
+        expectations.push_back(std::move(e));
       }
       // A zero group of an hvp is judged against the Hessian's largest entry seen, not the
       // function's size: d2f/dw2 = 1 for an exact 0 beside a 1e14 constant passed (an audit
@@ -559,16 +620,34 @@ void check_cell(const EntryContext& ctx, const ad::Strategy& s, const ad::Reques
           if (const double a = std::fabs(ir::math::to_double(w)); std::isfinite(a))
             hessian_scale = std::max(hessian_scale, a);
       for (auto& e : expectations) e.zero_floor = hessian_scale;
+      // With every unit direction run, H is known column by column: each entry is judged
+      // against itself, and the random direction's against |H| |v| (a Hessian entry beside a
+      // 1e16 one of its block passed at twice its value; decision 208).
+      if (expectations.size() == n + 1) {
+        std::vector<double> along_random(n, 0.0);
+        for (std::size_t k = 0; k < n; ++k)
+          for (std::size_t j = 0; j < n; ++j)
+            along_random[j] += std::fabs(ir::math::to_double(expectations[k + 1].want[j])) *
+                               std::fabs(expectations[0].dir[k]);
+        expectations[0].magnitudes = along_random;
+        for (std::size_t k = 1; k <= n; ++k) expectations[k].magnitudes.assign(n, 0.0);
+      }
       break;
     }
   }
   // The cell reports the run furthest past its tolerance, and stops at the first failing one.
-  Cell worst;
+  // A PASS keeps the note of a run that needed the reference's resolution.
+  Cell worst, noted;
   for (std::size_t k = 0; k < expectations.size(); ++k) {
     Cell c = cell;
     judge_run(ctx, req, *exe, expectations[k], exact, tol, c);
     if (k == 0 || excess(c) > excess(worst)) worst = c;
+    if (c.status == Status::Pass && c.unresolved > noted.unresolved) noted = c;
     if (c.status == Status::Fail) break;
+  }
+  if (worst.status == Status::Pass && worst.unresolved < noted.unresolved) {
+    worst.unresolved = noted.unresolved;
+    worst.detail = noted.detail;
   }
   cell = worst;
   cell.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

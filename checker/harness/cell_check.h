@@ -31,6 +31,9 @@ void check_cell(const EntryContext& ctx, const ad::Strategy& s, const ad::Reques
 // parameter's gradient, an f32 result's tangent, a Jacobian block of either) gets
 // tol.for_f32_block(), an f64 block tol.for_f64_block() (decisions 199, 202).
 std::vector<double> group_tolerances(const EntryContext& ctx, ad::Mode mode, const Tolerance& tol);
+// The tolerance of the Jacobian block of result block rb by parameter block wb (decision 206).
+double block_tolerance(const EntryContext& ctx, const Tolerance& tol, const Block& rb,
+                       const Block& wb);
 
 // Random directions (normal, seeded): tangents over the wrt coordinates, cotangents over outputs.
 std::vector<double> random_direction(std::size_t n, std::uint64_t seed);

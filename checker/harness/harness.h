@@ -31,6 +31,7 @@ struct Cell {
   double got = 0, want = 0;
   // PASS entries that agree with the reference only within its resolution (decision 205)
   std::size_t unresolved = 0;
+  double unresolved_error = 0;  // the largest of their errors without that allowance
   double seconds = 0;
   std::optional<Complexity> complexity;
   bool expected_kink = false;  // AT-KINK is this self-test entry's expected outcome

@@ -506,5 +506,24 @@ TEST_CASE("f32_paths finds the f32 arithmetic between each parameter and result"
   CHECK(p.through[2] == std::vector<bool>{false, false, true});
 }
 
+TEST_CASE("a primal entry beside a much larger one of its result is judged against itself",
+          "[unit]") {
+  // [i == 0] c x_i + [i == 1] x_i^2 at c = 1e20 (an audit helper; decision 208): entry 1 at
+  // 1000 times its value was judged against 1e-3 of entry 0 and passed.
+  auto f = parse(
+      "func pv(x: f64[n], c: f64) -> f64[n] {\n"
+      "  return gen[i < n] [i == 0] * (c * x[i]) + [i == 1] * (x[i] * x[i])\n}\n",
+      "pv");
+  ir::Tensor c;
+  c.values = {1e20};
+  const std::vector<ir::Tensor> in = {vec({0.5, 0.75}), c};
+  Reference ref = reference_jacobian(*f, in, {"x"});
+  Tolerance t = derive_tolerance(*f, in, ref, {}, 0, {"x"});
+  CHECK(compare_primal(t.double_primal, ref, t).pass);
+  const Comparison p = compare_primal({t.double_primal[0], 1000 * t.double_primal[1]}, ref, t);
+  CHECK_FALSE(p.pass);
+  CHECK(p.worst_index == 1);
+}
+
 }  // namespace
 }  // namespace adlab::checker

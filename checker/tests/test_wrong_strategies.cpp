@@ -113,6 +113,31 @@ func f32k_gradient(x: f64[n], k: f32) -> (f64, f64[n]) {
   return (f32k(x, k), gen[i < n] 3.0 * x[i] * x[i])
 }
 
+# Each column (jrow) or row (vcol) holds a 1e14 entry: an error beside it hides in every
+# direction but the unit ones (decision 208).
+func jrow(x: f64, z: f64) -> (f64, f64) {
+  return (1e14 * x, x + 1e14 * z)
+}
+func jrow_jvp(x: f64, z: f64, dx: f64, dz: f64) -> (f64, f64, f64, f64) {
+  return (1e14 * x, x + 1e14 * z, 1e14 * dx, dx + 1e14 * dz)
+}
+func vcol(x: f64, z: f64) -> (f64, f64) {
+  return (1e14 * x + z, 1e14 * z)
+}
+func vcol_vjp(x: f64, z: f64, dy0: f64, dy1: f64) -> (f64, f64, f64, f64) {
+  return (1e14 * x + z, 1e14 * z, 1e14 * dy0, dy0 + 1e14 * dy1)
+}
+
+# A cross term inside one vector block, beside 2e16 diagonals (decision 208).
+func hblk(x: f64[n]) -> f64 {
+  return 1e16 * x[0] * x[0] + 1e16 * x[1] * x[1] + x[0] * x[1]
+}
+
+# f32 arithmetic on w only: the Hessian column of x is f64 work (decision 208).
+func mix(x: f64, w: f32) -> f64 {
+  return x * x + f64(w * w)
+}
+
 # An f32 parameter of negligible weight beside f64 arithmetic (decision 202).
 func f32touch(x: f64[n], w: f32) -> f64 {
   return sum[i < n] x[i] * x[i] * x[i] + 1e-30 * f64(w)
@@ -378,6 +403,15 @@ void register_test_strategies() {
                          std::size_t results) { out.at(results + 1).values.at(0) += 1; });
   add("test_spread_dx1", [](const std::vector<ir::Tensor>&, std::vector<ir::Tensor>& out,
                             std::size_t results) { out.at(results).values.at(1) *= 2; });
+  // jrow's d y1/dx doubled in its jvp; vcol's d y0/dz doubled in its vjp
+  add("test_jrow_dy1dx",
+      [](const std::vector<ir::Tensor>& in, std::vector<ir::Tensor>& out, std::size_t results) {
+        out.at(results + 1).values.at(0) += in.at(2).values.at(0);
+      });
+  add("test_vcol_dy0dz",
+      [](const std::vector<ir::Tensor>& in, std::vector<ir::Tensor>& out, std::size_t results) {
+        out.at(results + 1).values.at(0) += in.at(2).values.at(0);
+      });
   if (!reg.find("test_throws")) reg.add(std::make_unique<ThrowingStrategy>());
   auto add_hvp = [&](const std::string& name, Corruption c) {
     if (!reg.find(name)) reg.add(std::make_unique<CorruptedHvpStrategy>(name, std::move(c)));
@@ -393,6 +427,17 @@ void register_test_strategies() {
   add_hvp("test_hvp_hz_ww",
           [](const std::vector<ir::Tensor>& in, std::vector<ir::Tensor>& y, std::size_t nres) {
             y.at(nres + 4).values.at(0) += in.at(4).values.at(0);
+          });
+  // mix's d2f/dx2 off by 1e-5 (outputs f, gx, gw, df, Hv_x, Hv_w; inputs x, w, vx, vw)
+  add_hvp("test_hvp_mix_xx",
+          [](const std::vector<ir::Tensor>& in, std::vector<ir::Tensor>& y, std::size_t nres) {
+            y.at(nres + 3).values.at(0) += 2e-5 * in.at(2).values.at(0);
+          });
+  // hblk's cross term doubled (outputs f, g, df, Hv; inputs x, v)
+  add_hvp("test_hvp_hblk_cross",
+          [](const std::vector<ir::Tensor>& in, std::vector<ir::Tensor>& y, std::size_t nres) {
+            y.at(nres + 2).values.at(0) += in.at(1).values.at(1);
+            y.at(nres + 2).values.at(1) += in.at(1).values.at(0);
           });
   // crossq's Hessian without its cross term 1 (outputs f, ga, gb, df, Hv_a, Hv_b; inputs a, b,
   // va, vb)
@@ -915,6 +960,42 @@ TEST_CASE("f32 arithmetic off a block's paths does not give it f32's tolerance",
   HarnessResult r = run({"test_oracle", "test_scaled"}, "", m);
   check_passes(cell(r, "/f32k", "test_oracle"));
   check_fails(cell(r, "/f32k", "test_scaled"));
+}
+
+TEST_CASE("an entry beside a 1e14 entry of its own row or column fails in jvp, vjp and hvp",
+          "[unit]") {
+  // An audit helper's cases (decision 208): (1e14 x, x + 1e14 z) with d y1/dx doubled passed a
+  // jvp, (1e14 x + z, 1e14 z) with d y0/dz doubled a vjp, and a cross term inside one vector
+  // block beside 2e16 diagonals an hvp: every direction scales them away but the unit ones,
+  // which the cells now also run for up to 8 inputs (outputs).
+  nlohmann::json j = entry("jrow", "jrow", 1, {{"x", normal()}, {"z", normal()}}, "jvp");
+  nlohmann::json v = entry("vcol", "vcol", 1, {{"x", normal()}, {"z", normal()}}, "vjp");
+  for (auto* e : {&j, &v}) (*e)["sizes"] = {{"small", nlohmann::json::object()}};
+  nlohmann::json h = entry("hblk", "hblk", 2, {{"x", normal()}}, "hvp");
+  const std::string m = tiny_suite().write_manifest("unit_dirs", {j, v, h});
+  HarnessResult r =
+      run({"test_oracle", "test_jrow_dy1dx", "test_vcol_dy0dz", "test_hvp_hblk_cross", "fwdvec"},
+          "", m);
+  check_passes(cell(r, "/jrow", "test_oracle"));
+  check_passes(cell(r, "/vcol", "test_oracle"));
+  check_passes(cell(r, "/hblk", "fwdvec"));
+  check_fails_at(r, "/jrow", "test_jrow_dy1dx", "result 1");
+  check_fails_at(r, "/vcol", "test_vcol_dy0dz", "z");
+  check_fails(cell(r, "/hblk", "test_hvp_hblk_cross"));
+}
+
+TEST_CASE("an hvp column that no f32 arithmetic reaches keeps the f64 tolerance", "[unit]") {
+  // x^2 + f64(w * w), w: f32 (an audit helper; decision 208): f32 arithmetic anywhere gave every
+  // hvp block f32's model, so d2f/dx2 1e-5 wrong passed. The unit direction of x is judged with
+  // the f64 model.
+  nlohmann::json e = entry("mix", "mix", 1, {{"x", normal()}, {"w", normal()}}, "hvp");
+  e["sizes"] = {{"small", nlohmann::json::object()}};
+  const std::string m = tiny_suite().write_manifest("mix", {e});
+  HarnessResult r = run({"test_hvp_mix_xx", "fwdvec"}, "", m);
+  check_passes(cell(r, "/mix", "fwdvec"));
+  const Cell& c = cell(r, "/mix", "test_hvp_mix_xx");
+  check_fails(c);
+  CHECK(c.where == "x");
 }
 
 TEST_CASE("an hvp whose companion gradient has another shape fails", "[unit]") {
