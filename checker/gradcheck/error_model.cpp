@@ -1,15 +1,12 @@
 // Error model of the gradient checker (DESIGN 4.2).
 #include "checker/gradcheck/error_model.h"
 
-#include "checker/gradcheck/f32_paths.h"
-
 #include <algorithm>
 #include <cmath>
 #include <sstream>
-#include <unordered_set>
 
+#include "checker/gradcheck/f32_paths.h"
 #include "ir/interp/interpreter.h"
-#include "ir/visitor.h"
 
 namespace adlab::checker {
 
@@ -61,9 +58,7 @@ Tolerance derive_tolerance(const ir::Function& f, const std::vector<ir::Tensor>&
   Tolerance t;
   t.floor = floor;
   t.f32_paths = f32_paths(f);
-  t.computes_f32 = std::find(t.f32_paths.result.begin(), t.f32_paths.result.end(), true) !=
-                   t.f32_paths.result.end();
-  if (derivatives_in_f32(f, wrt, t.computes_f32)) t.unit_roundoff = 0x1p-24;
+  if (derivatives_in_f32(f, wrt, t.computes_f32())) t.unit_roundoff = 0x1p-24;
   ir::Interpreter<double> interp(ir::EvalOptions{sizes, true, false});
   auto out = interp.run_tensors(f, inputs);
   t.ops = interp.counts().total();
@@ -92,6 +87,11 @@ Tolerance Tolerance::with_floor(double accuracy) const {
   // model of an f32 function.
   t.value = std::max(t.floor, std::min(model, std::max(kMaxRhoTolerance, rounding)));
   return t;
+}
+
+bool Tolerance::computes_f32() const {
+  return std::find(f32_paths.result.begin(), f32_paths.result.end(), true) !=
+         f32_paths.result.end();
 }
 
 Tolerance Tolerance::with_unit(double u) const {
@@ -125,9 +125,9 @@ Tolerance Tolerance::allowing_ops(std::int64_t program_ops) const {
 
 namespace {
 // Entry k's relative error, |got - want| / max(|want|, 1e-3 * its group's scale, tiny), or
-// against the group's floor scale where the group's reference is zero throughout; infinite
-// where got or want is not finite.
-// Entry k's error with the reference's resolution subtracted, and without it.
+// against the group's floor scale where the group's reference is zero throughout, or against
+// max(|want|, magnitude_k) where magnitudes are given; infinite where got or want is not
+// finite. `errors` has the reference's resolution subtracted, `unresolved` does not.
 struct EntryErrors {
   std::vector<double> errors, unresolved;
 };
@@ -255,7 +255,7 @@ Comparison compare_primal(const std::vector<double>& got, const Reference& ref,
     // f32 arithmetic in the result's computation, an f32 copy of an input, or f64 (decision 206)
     const bool arithmetic = block.index < tol.f32_paths.result.size()
                                 ? tol.f32_paths.result[block.index]
-                                : tol.computes_f32;
+                                : tol.computes_f32();
     const bool f32 = ref.results.at(block.index).elem == ir::ElemType::F32;
     const double base = arithmetic ? tol.for_f32_arithmetic().value
                         : f32      ? tol.for_f32_block().value

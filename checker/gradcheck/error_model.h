@@ -27,10 +27,11 @@ struct Tolerance {
   // The interpreter's double primal (floating results, flattened): what a correct strategy's
   // primal may be off by is measured per result from it (decision 192).
   std::vector<double> double_primal;
-  // Whether f computes in f32 (a callee or a scatter included), and where (decision 206): a block
-  // gets f32's whole model only where such arithmetic lies between its parameter and result.
-  bool computes_f32 = false;
+  // Where f computes in f32 (a callee or a scatter included; decision 206): a block gets f32's
+  // whole model only where such arithmetic lies between its parameter and result.
   F32Paths f32_paths;
+  // Whether f computes anything in f32 that reaches a result.
+  bool computes_f32() const;
   std::string basis() const;
   // The same model with unit roundoff u.
   Tolerance with_unit(double u) const;
@@ -75,8 +76,8 @@ struct Comparison {
 // A strategy's primal results against the reference, entry by entry: each within max(tol,
 // 4 rho_k), rho_k the interpreter's double run's error on that entry under the same measure
 // (an ill-conditioned entry excuses its own rounding, not another entry's; 0 where the double
-// run is not finite; decisions 192, 202). A result whose reference is zero throughout is judged
-// against the function's magnitude.
+// run is not finite; decisions 192, 202). Every entry is judged against itself, a zero one
+// included (decisions 205, 208).
 Comparison compare_primal(const std::vector<double>& got, const Reference& ref,
                           const Tolerance& tol);
 

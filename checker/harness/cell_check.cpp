@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <optional>
 
 #include "ir/syntax/printer.h"
 #include "ir/tensor/tensor_ops.h"
@@ -249,7 +248,7 @@ namespace {
 bool f32_between(const Tolerance& tol, const Block& rb, const Block& wb) {
   const F32Paths& paths = tol.f32_paths;
   if (rb.index >= paths.through.size() || wb.index >= paths.through[rb.index].size())
-    return tol.computes_f32;
+    return tol.computes_f32();
   return paths.through[rb.index][wb.index];
 }
 
@@ -282,11 +281,13 @@ double block_tolerance(const EntryContext& ctx, const Tolerance& tol, const Bloc
 
 std::vector<double> group_tolerances(const EntryContext& ctx, ad::Mode mode, const Tolerance& tol) {
   const Reference& ref = ctx.ref;
-  auto any_between = [&](const Block* rb, const Block* wb) {
-    for (const auto& r : ref.out.blocks)
-      for (const auto& w : ref.in.blocks)
-        if ((!rb || rb == &r) && (!wb || wb == &w) && f32_between(tol, r, w)) return true;
-    return false;
+  auto f32_from_some_parameter = [&](const Block& rb) {
+    return std::any_of(ref.in.blocks.begin(), ref.in.blocks.end(),
+                       [&](const Block& wb) { return f32_between(tol, rb, wb); });
+  };
+  auto f32_anywhere = [&] {
+    return std::any_of(ref.in.blocks.begin(), ref.in.blocks.end(),
+                       [&](const Block& wb) { return f32_reaches(tol, ref, wb); });
   };
   std::vector<double> tolerances;
   switch (mode) {
@@ -298,12 +299,11 @@ std::vector<double> group_tolerances(const EntryContext& ctx, ad::Mode mode, con
     case ad::Mode::Jvp:
       for (const auto& rb : ref.out.blocks)
         tolerances.push_back(
-            tolerance_of_block(tol, any_between(&rb, nullptr), result_is_f32(ctx, rb)));
+            tolerance_of_block(tol, f32_from_some_parameter(rb), result_is_f32(ctx, rb)));
       break;
     case ad::Mode::Hvp:  // second derivatives mix every path
       for (const auto& wb : ref.in.blocks)
-        tolerances.push_back(
-            tolerance_of_block(tol, any_between(nullptr, nullptr), param_is_f32(ctx, wb)));
+        tolerances.push_back(tolerance_of_block(tol, f32_anywhere(), param_is_f32(ctx, wb)));
       break;
     default:  // gradient, vjp: a block per parameter
       for (const auto& wb : ref.in.blocks)
@@ -329,7 +329,7 @@ struct Expectation {
   double zero_floor = 0;  // hvp: what a zero group is judged against (0: the function's size)
   // jvp (vjp) along a unit direction: the parameter (result) block it lies in; each output group
   // is then one Jacobian block and gets that block's tolerance
-  std::optional<std::size_t> unit_block;
+  const Block* unit_block = nullptr;
 };
 
 // Compares one run of the derivative (along e.dir) with the reference and fills `cell`.
@@ -395,18 +395,18 @@ void judge_run(const EntryContext& ctx, const ad::Request& req, backends::Execut
     // one Hessian column: f32's model where f32 arithmetic reaches the result from its own
     // parameter block or from the column's (decision 208)
     tolerances.clear();
-    const Block& unit = ref.in.blocks.at(*e.unit_block);
     for (const auto& wb : ref.in.blocks)
-      tolerances.push_back(tolerance_of_block(
-          tol, f32_reaches(tol, ref, wb) || f32_reaches(tol, ref, unit), param_is_f32(ctx, wb)));
+      tolerances.push_back(
+          tolerance_of_block(tol, f32_reaches(tol, ref, wb) || f32_reaches(tol, ref, *e.unit_block),
+                             param_is_f32(ctx, wb)));
   } else if (e.unit_block) {  // one Jacobian column (row): each group is one (result, parameter)
     tolerances.clear();
     if (req.mode == ad::Mode::Jvp)
       for (const auto& rb : ref.out.blocks)
-        tolerances.push_back(block_tolerance(ctx, tol, rb, ref.in.blocks.at(*e.unit_block)));
+        tolerances.push_back(block_tolerance(ctx, tol, rb, *e.unit_block));
     else
       for (const auto& wb : ref.in.blocks)
-        tolerances.push_back(block_tolerance(ctx, tol, ref.out.blocks.at(*e.unit_block), wb));
+        tolerances.push_back(block_tolerance(ctx, tol, *e.unit_block, wb));
   }
   if (!primal_structure.empty()) {
     cell.status = Status::Fail;
@@ -528,19 +528,12 @@ void check_cell(const EntryContext& ctx, const ad::Strategy& s, const ad::Reques
       for (const auto& rb : ref.out.blocks)
         for (const auto& wb : ref.in.blocks)
           for (std::size_t i = 0; i < rb.count; ++i)
-            for (std::size_t j = 0; j < wb.count; ++j)
-              e.want.push_back(ref.at(rb.offset + i, wb.offset + j));
-      if (!magnitude.empty())
-        for (const auto& rb : ref.out.blocks)
-          for (const auto& wb : ref.in.blocks)
-            for (std::size_t i = 0; i < rb.count; ++i)
-              for (std::size_t j = 0; j < wb.count; ++j)
-                e.magnitudes.push_back(magnitude[(rb.offset + i) * n + wb.offset + j]);
-      for (const auto& rb : ref.out.blocks)
-        for (const auto& wb : ref.in.blocks)
-          for (std::size_t i = 0; i < rb.count; ++i)
-            for (std::size_t j = 0; j < wb.count; ++j)
-              e.resolutions.push_back(ref.resolution.at((rb.offset + i) * n + wb.offset + j));
+            for (std::size_t j = 0; j < wb.count; ++j) {
+              const std::size_t at = (rb.offset + i) * n + wb.offset + j;
+              e.want.push_back(ref.jacobian[at]);
+              e.resolutions.push_back(ref.resolution.at(at));
+              if (!magnitude.empty()) e.magnitudes.push_back(magnitude[at]);
+            }
       expectations.push_back(std::move(e));
       break;
     }
@@ -550,7 +543,7 @@ void check_cell(const EntryContext& ctx, const ad::Strategy& s, const ad::Reques
       // and the reference's resolution projected the same way
       const bool jvp = req.mode == ad::Mode::Jvp;
       const std::size_t len = jvp ? n : m, outs = jvp ? m : n;
-      auto project = [&](std::vector<double> dir, std::optional<std::size_t> unit) {
+      auto project = [&](std::vector<double> dir, const Block* unit) {
         Expectation e;
         e.want.assign(outs, mp50(0));
         e.resolutions.assign(outs, 0.0);
@@ -574,18 +567,16 @@ void check_cell(const EntryContext& ctx, const ad::Strategy& s, const ad::Reques
         expectations.push_back(project(
             representable(along, like,
                           equilibrated_direction(ref, jvp ? Along::Columns : Along::Rows, seed)),
-            std::nullopt));
+            nullptr));
       expectations.push_back(
-          project(representable(along, like, random_direction(len, seed)), std::nullopt));
+          project(representable(along, like, random_direction(len, seed)), nullptr));
       // For a few inputs (outputs), every unit direction too: a whole Jacobian column (row) per
       // run, each block with its own tolerance; an entry beside a 1e14 entry of its own row
       // (column) hides in every other direction (an audit helper; decision 208).
       for (std::size_t k = 0; exact && len <= kUnitDirections && k < len; ++k) {
         std::vector<double> unit(len, 0.0);
         unit[k] = 1;
-        std::size_t block = 0;
-        while (block + 1 < along.blocks.size() && along.blocks[block + 1].offset <= k) ++block;
-        expectations.push_back(project(std::move(unit), block));
+        expectations.push_back(project(std::move(unit), &along.block_of(k)));
       }
       break;
     }
@@ -603,12 +594,7 @@ void check_cell(const EntryContext& ctx, const ad::Strategy& s, const ad::Reques
         std::vector<double> res;
         auto want = reference_hvp(*ctx.f, ctx.inputs, ctx.wrt, dir, ctx.reference_options, &res);
         Expectation e{std::move(dir), std::move(want), {}, std::move(res)};
-        if (run > 0) {  // the unit direction of input run - 1: its parameter block
-          std::size_t block = 0;
-          while (block + 1 < ref.in.blocks.size() && ref.in.blocks[block + 1].offset <= run - 1)
-            ++block;
-          e.unit_block = block;
-        }
+        if (run > 0) e.unit_block = &ref.in.block_of(run - 1);  // input run - 1's block
         expectations.push_back(std::move(e));
       }
       // A zero group of an hvp is judged against the Hessian's largest entry seen, not the

@@ -337,7 +337,7 @@ TEST_CASE("an f32 parameter's unit roundoff applies to its own block only", "[un
   const std::vector<ir::Tensor> in = {vec({0.5, 1.25}), w};
   Tolerance t = tolerance_of(f, in, 0);
   CHECK(t.unit_roundoff == 0x1p-24);
-  CHECK_FALSE(t.computes_f32);
+  CHECK_FALSE(t.computes_f32());
   const Tolerance t64 = t.for_f64_block();
   CHECK(t64.unit_roundoff == 0x1p-53);
   CHECK(t64.value < 1e-12);
@@ -409,7 +409,7 @@ TEST_CASE("an f32 block of a function without f32 arithmetic gets the rounding t
   w.elem = ir::ElemType::F32;
   w.values = {0.75};
   Tolerance t = tolerance_of(f, {vec({0.5, 1.25, 0.875}), w}, 0);
-  REQUIRE_FALSE(t.computes_f32);
+  REQUIRE_FALSE(t.computes_f32());
   const double root = std::sqrt(static_cast<double>(t.ops) + 1);
   CHECK(t.value == 64 * 0x1p-24 * root);
   CHECK(t.for_f32_block().value == 4 * 0x1p-24 * root);
@@ -418,7 +418,7 @@ TEST_CASE("an f32 block of a function without f32 arithmetic gets the rounding t
   auto g =
       parse("func g(x: f64[n], w: f32) -> f64 {\n  return sum[i < n] f64(w * w) * x[i]\n}\n", "g");
   Tolerance t32 = tolerance_of(g, {vec({0.5, 1.25, 0.875}), w}, 0);
-  REQUIRE(t32.computes_f32);
+  REQUIRE(t32.computes_f32());
   CHECK(t32.for_f32_arithmetic().value == t32.value);
 }
 
