@@ -17,4 +17,13 @@ std::vector<double> reference_magnitudes(const ir::Function& f,
                                          const std::vector<ir::Tensor>& inputs,
                                          const Reference& ref, const ReferenceOptions& o = {});
 
+// |H| for a scalar f: entry (j, k), row-major n x n over ref's wrt coordinates, is |J| of the
+// gradient program fwdvec emits for f (forward over forward), i.e. the sum of the absolute
+// second-order chain-rule terms of H_jk: what a Hessian entry's rounding is relative to where it
+// is zero by cancellation or tiny beside its row (decision 209). Empty when fwdvec declines f or
+// the pass cannot run.
+std::vector<double> hessian_magnitudes(const ir::FunctionPtr& f,
+                                       const std::vector<ir::Tensor>& inputs, const Reference& ref,
+                                       const ReferenceOptions& o = {});
+
 }  // namespace adlab::checker

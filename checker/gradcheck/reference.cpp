@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <exception>
 #include <mutex>
 #include <thread>
@@ -249,21 +250,27 @@ std::vector<mp50> reference_jvp(const ir::Function& f, const std::vector<ir::Ten
   return out;
 }
 
-std::vector<mp50> reference_hvp(const ir::Function& f, const std::vector<ir::Tensor>& inputs,
-                                const std::vector<std::string>& wrt, const std::vector<double>& v,
-                                const ReferenceOptions& o, std::vector<double>* resolution) {
-  Prepared p = prepare(f, inputs, wrt);
+namespace {
+// H v at one second-difference step (ReferenceOptions::step2 = `step2`); `crossed` is set when
+// a stencil point takes another non-smooth decision than x0.
+std::vector<mp50> hvp_at_step(const ir::Function& f, const Prepared& p,
+                              const std::vector<double>& v, const ReferenceOptions& o, double step2,
+                              std::vector<double>* resolution, bool& crossed) {
   const std::size_t n = p.in.size;
-  if (v.size() != n)
-    throw Error("a direction of size " + std::to_string(v.size()) + " for " + std::to_string(n) +
-                " inputs");
+  std::uint64_t branches0 = 0;
+  {
+    Evaluator ev(f, p.base, p.in, o);
+    ev.at(p.x0);
+    branches0 = ev.branches();
+  }
+  std::atomic<bool> changed{false};
   // The step along v moves coordinate k by at most its own step: one step for every coordinate,
   // the largest one's, moved a small coordinate across a kink 0.05 away (`a max(b, 0)^2` at
   // a = 1e8; an audit helper, decision 204).
   mp50 hv = 0;
   for (std::size_t k = 0; k < n; ++k)
     if (v[k] != 0) {
-      mp50 hk = step_for(p.x0[k], o.step2) / mp50(std::fabs(v[k]));
+      mp50 hk = step_for(p.x0[k], step2) / mp50(std::fabs(v[k]));
       if (hv == 0 || hk < hv) hv = hk;
     }
   std::vector<mp50> out(n);
@@ -271,13 +278,14 @@ std::vector<mp50> reference_hvp(const ir::Function& f, const std::vector<ir::Ten
   parallel_for(n, thread_count(o, n), f, p.base, p.in, o, [&](Evaluator& ev, std::size_t j) {
     // (H v)_j = d2/(ds dt) f(x + s e_j + t v) at 0: mixed central second differences.
     std::vector<mp50> est;
-    mp50 hs = step_for(p.x0[j], o.step2), ht = hv == 0 ? hs : hv;
+    mp50 hs = step_for(p.x0[j], step2), ht = hv == 0 ? hs : hv;
     for (int level = 0; level < o.levels; ++level, hs /= 2, ht /= 2) {
       auto f_at = [&](int sj, int sv) {
         std::vector<mp50> x = p.x0;
         for (std::size_t k = 0; k < n; ++k) x[k] += mp50(sv) * ht * mp50(v[k]);
         x[j] += mp50(sj) * hs;
         auto y = ev.at(x);
+        if (ev.branches() != branches0) changed = true;
         if (y.size() != 1) throw Error("a Hessian-vector product needs a scalar result");
         f_seen[j] = std::max(f_seen[j], std::fabs(ir::math::to_double(y[0])));
         return y[0];
@@ -286,17 +294,43 @@ std::vector<mp50> reference_hvp(const ir::Function& f, const std::vector<ir::Ten
     }
     out[j] = richardson(est);
   });
+  crossed = changed;
   if (resolution) {
     const double fx = f_seen.empty() ? 0.0 : *std::max_element(f_seen.begin(), f_seen.end());
     const double shrink = std::ldexp(1.0, std::max(o.levels - 1, 0));
     const double ht = (hv == 0 ? 0.0 : ir::math::to_double(hv)) / shrink;
     resolution->assign(n, 0.0);
     for (std::size_t j = 0; j < n; ++j) {
-      const double hs = ir::math::to_double(step_for(p.x0[j], o.step2)) / shrink;
+      const double hs = ir::math::to_double(step_for(p.x0[j], step2)) / shrink;
       (*resolution)[j] = kMpResolution * std::max(fx, 1e-300) / (hs * (ht > 0 ? ht : hs));
     }
   }
   return out;
+}
+}  // namespace
+
+std::vector<mp50> reference_hvp(const ir::Function& f, const std::vector<ir::Tensor>& inputs,
+                                const std::vector<std::string>& wrt, const std::vector<double>& v,
+                                const ReferenceOptions& o, std::vector<double>* resolution) {
+  Prepared p = prepare(f, inputs, wrt);
+  if (v.size() != p.in.size)
+    throw Error("a direction of size " + std::to_string(v.size()) + " for " +
+                std::to_string(p.in.size) + " inputs");
+  // step2 is 1000 times the Jacobian's step, so its stencil can cross a switch the Jacobian's
+  // missed (x 1e-10 from a kink; an audit helper, decision 210): then smaller steps, each
+  // 1000 times smaller (rounding 1e-50 |f| / h^2 grows), and a crossing at all of them is a kink.
+  double step2 = o.step2;
+  for (int attempt = 0; attempt < kHvpStepAttempts; ++attempt, step2 /= 1000) {
+    bool crossed = false;
+    auto hv = hvp_at_step(f, p, v, o, step2, resolution, crossed);
+    if (!crossed) return hv;
+  }
+  char step[32];
+  std::snprintf(step, sizeof step, "%.3g", step2 * 1000);
+  throw StencilCrossesSwitch(
+      "the hvp's finite-difference stencil crosses a switch at every step "
+      "down to " +
+      std::string(step) + " (relative)");
 }
 
 }  // namespace adlab::checker

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "checker/gradcheck/layout.h"
+#include "ir/error.h"
 #include "ir/function.h"
 #include "ir/interp/interpreter.h"
 #include "ir/interp/scalar.h"
@@ -64,8 +65,18 @@ std::vector<ir::mp50> reference_jvp(const ir::Function& f, const std::vector<ir:
                                     const std::vector<std::string>& wrt,
                                     const std::vector<double>& v, const ReferenceOptions& o = {});
 
+// A finite-difference stencil that takes another non-smooth decision than the primal at every
+// step tried: the inputs are at a kink for this reference (the cell is AT-KINK).
+class StencilCrossesSwitch : public Error {
+ public:
+  using Error::Error;
+};
+// How many second-difference steps reference_hvp tries: step2, step2 / 1e3, step2 / 1e6.
+constexpr int kHvpStepAttempts = 3;
+
 // H v for a scalar-valued f (mixed second differences, Richardson-extrapolated); `resolution`,
 // when given, gets each entry's as Reference::resolution (kMpResolution |f| / (h_s h_t)).
+// Throws StencilCrossesSwitch when the stencil crosses a switch at every step tried.
 std::vector<ir::mp50> reference_hvp(const ir::Function& f, const std::vector<ir::Tensor>& inputs,
                                     const std::vector<std::string>& wrt,
                                     const std::vector<double>& v, const ReferenceOptions& o = {},

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 
+#include "checker/gradcheck/magnitude.h"
 #include "ir/syntax/printer.h"
 #include "ir/tensor/tensor_ops.h"
 
@@ -12,8 +13,8 @@ namespace adlab::checker {
 
 using ir::mp50;
 constexpr ir::ElemType F32 = ir::ElemType::F32;
-// Up to this many inputs (outputs, for vjp), a jvp, vjp or hvp cell also checks every unit
-// direction.
+// Up to this many inputs (outputs, for vjp), a jvp or vjp cell also checks every unit
+// direction (hvp: kHvpUnitColumns).
 constexpr std::size_t kUnitDirections = 8;
 
 std::vector<double> random_direction(std::size_t n, std::uint64_t seed) {
@@ -364,8 +365,10 @@ void judge_run(const EntryContext& ctx, const ad::Request& req, backends::Execut
     // The derivative program's own rounding: its operation count, when the backend counts.
     if (const ir::OpCounts* c = exe.counts()) tol = tol.allowing_ops(c->total());
     cell.tolerance = tol.value;
-  } catch (
-      const ad::Unsupported& ex) {  // only differentiate() may decline; a running derivative errs
+  } catch (const ad::Unsupported& ex) {
+    // only differentiate() and executable() may decline; a running derivative errs
+    throw Error(std::string("the derivative failed while running: ") + ex.what());
+  } catch (const backends::Unsupported& ex) {  // a later run declining what the first one ran
     throw Error(std::string("the derivative failed while running: ") + ex.what());
   }
   // Integer results must be exactly right.
@@ -582,21 +585,38 @@ void check_cell(const EntryContext& ctx, const ad::Strategy& s, const ad::Reques
     }
     case ad::Mode::Hvp: {
       if (m != 1) throw ad::Unsupported("hvp needs a scalar result");
-      // A random direction, and for a few inputs every unit one (the whole Hessian, column by
-      // column): along a random one a cross term hides beside a 1e14 diagonal (decision 204).
-      std::vector<std::vector<double>> dirs = {random_direction(n, ctx.seed * 7919 + 3)};
-      for (std::size_t k = 0; exact && n <= kUnitDirections && k < n; ++k) {
-        dirs.emplace_back(n, 0.0);
-        dirs.back()[k] = 1;
-      }
-      for (std::size_t run = 0; run < dirs.size(); ++run) {
-        std::vector<double> dir = representable(ref.in, ctx.inputs, dirs[run]);
+      // A random direction, and for up to kHvpUnitColumns inputs every unit one (the whole
+      // Hessian, column by column): along a random one a cross term hides beside a 1e14
+      // diagonal (decisions 204, 209). The columns are computed once per entry.
+      {
+        std::vector<double> dir =
+            representable(ref.in, ctx.inputs, random_direction(n, ctx.seed * 7919 + 3));
         std::vector<double> res;
         auto want = reference_hvp(*ctx.f, ctx.inputs, ctx.wrt, dir, ctx.reference_options, &res);
-        Expectation e{std::move(dir), std::move(want), {}, std::move(res)};
-        if (run > 0) e.unit_block = &ref.in.block_of(run - 1);  // input run - 1's block
-        expectations.push_back(std::move(e));
+        expectations.push_back({std::move(dir), std::move(want), {}, std::move(res)});
       }
+      HessianReference& hessian = ctx.hessian;
+      if (exact && n <= kHvpUnitColumns && !hessian.columns) {
+        std::vector<std::vector<mp50>> columns;
+        for (std::size_t k = 0; k < n; ++k) {
+          std::vector<double> unit(n, 0.0), res;
+          unit[k] = 1;
+          columns.push_back(
+              reference_hvp(*ctx.f, ctx.inputs, ctx.wrt, unit, ctx.reference_options, &res));
+          hessian.column_resolutions.push_back(std::move(res));
+        }
+        hessian.columns = std::move(columns);
+      }
+      if (exact && hessian.columns)
+        for (std::size_t k = 0; k < n; ++k) {
+          Expectation e{std::vector<double>(n, 0.0),
+                        (*hessian.columns)[k],
+                        {},
+                        hessian.column_resolutions[k]};
+          e.dir[k] = 1;
+          e.unit_block = &ref.in.block_of(k);
+          expectations.push_back(std::move(e));
+        }
       // A zero group of an hvp is judged against the Hessian's largest entry seen, not the
       // function's size: d2f/dw2 = 1 for an exact 0 beside a 1e14 constant passed (an audit
       // helper; decision 205).
@@ -606,18 +626,28 @@ void check_cell(const EntryContext& ctx, const ad::Strategy& s, const ad::Reques
           if (const double a = std::fabs(ir::math::to_double(w)); std::isfinite(a))
             hessian_scale = std::max(hessian_scale, a);
       for (auto& e : expectations) e.zero_floor = hessian_scale;
-      // With every unit direction run, H is known column by column: each entry is judged
-      // against itself, and the random direction's against |H| |v| (a Hessian entry beside a
-      // 1e16 one of its block passed at twice its value; decision 208).
-      if (expectations.size() == n + 1) {
-        std::vector<double> along_random(n, 0.0);
-        for (std::size_t k = 0; k < n; ++k)
+      if (!exact) break;
+      // Each entry of H v against |H| |v|, |H| the magnitudes of its second-order chain-rule
+      // terms (decision 209). Without them, and with every column known, each Hessian entry is
+      // judged against itself and the random direction's against |H| |v| with H's own entries
+      // (decision 208).
+      if (!hessian.magnitude)
+        hessian.magnitude = hessian_magnitudes(ctx.f, ctx.inputs, ref, ctx.reference_options);
+      const std::vector<double>& hmag = *hessian.magnitude;
+      for (auto& e : expectations) {
+        e.magnitudes.assign(n, 0.0);
+        for (std::size_t k = 0; k < n; ++k) {
+          if (e.dir[k] == 0) continue;
           for (std::size_t j = 0; j < n; ++j)
-            along_random[j] += std::fabs(ir::math::to_double(expectations[k + 1].want[j])) *
-                               std::fabs(expectations[0].dir[k]);
-        expectations[0].magnitudes = along_random;
-        for (std::size_t k = 1; k <= n; ++k) expectations[k].magnitudes.assign(n, 0.0);
+            e.magnitudes[j] +=
+                std::fabs(e.dir[k]) *
+                (hmag.size() == n * n ? hmag[j * n + k]
+                 : hessian.columns    ? std::fabs(ir::math::to_double((*hessian.columns)[k][j]))
+                                      : 0.0);
+        }
       }
+      if (hmag.size() != n * n && !hessian.columns)
+        for (auto& e : expectations) e.magnitudes.clear();  // the group rule
       break;
     }
   }

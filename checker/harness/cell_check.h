@@ -1,6 +1,8 @@
 // Checks one derivative (one strategy, backend and mode) of one entry against the reference.
 #pragma once
 
+#include <memory>
+#include <optional>
 #include <random>
 
 #include "ad/strategy.h"
@@ -8,6 +10,18 @@
 #include "checker/harness/harness.h"
 
 namespace adlab::checker {
+
+// The second derivatives an entry's hvp cells share (decision 209), each part computed by the
+// first cell that needs it.
+struct HessianReference {
+  // |H| (hessian_magnitudes), n x n row-major; empty when fwdvec declines the function
+  std::optional<std::vector<double>> magnitude;
+  // H e_k and its resolution for every input k, for functions of at most kHvpUnitColumns inputs
+  std::optional<std::vector<std::vector<ir::mp50>>> columns;
+  std::vector<std::vector<double>> column_resolutions;
+};
+// Up to this many inputs, an exact strategy's hvp is checked along every unit direction.
+constexpr std::size_t kHvpUnitColumns = 32;
 
 // What every cell of one entry shares: the function, inputs, reference and tolerance model.
 struct EntryContext {
@@ -21,6 +35,8 @@ struct EntryContext {
   ReferenceOptions reference_options;  // the entry's fd_step / fd_levels, for the hvp reference
   Tolerance tolerance;  // the entry's model (floor 0): one double primal run, shared by its cells
   std::uint64_t seed = 1;
+  // Filled by the entry's first hvp cells (cells of one entry run one after another).
+  mutable HessianReference hessian;
 };
 
 // Runs one mode of a derivative and fills status, error and location of `cell`.

@@ -160,6 +160,25 @@ TEST_CASE("the hvp reference steps each coordinate by its own scale, not the lar
   check_all_exact(reference_hvp(*f, {scalar(1e8), scalar(0.05)}, {}, v), want);
 }
 
+TEST_CASE("the hvp reference takes a smaller step where its stencil crosses a switch", "[unit]") {
+  // select(y > 0, y^2, 0), y = 1e6 (x - 1), at x = 1 + 1e-10 (an audit helper; decision 210):
+  // step2's stencil (1e-9) crossed the switch the Jacobian's (1e-12) did not, and the reference
+  // H was 1.03e12 for 2e12, so correct hvps FAILed and one matching the bad reference passed.
+  const char* src =
+      "func sq(x: f64) -> f64 {\n  let y = 1e6 * (x - 1)\n  return select(y > 0, y * y, 0)\n}\n";
+  auto f = parse(src, "sq");
+  const double x = 1.0000000001;
+  const mp50 want = 2 * mp(1e12);
+  std::vector<double> res;
+  auto hv = reference_hvp(*f, {scalar(x)}, {}, {1.0}, {}, &res);
+  REQUIRE(hv.size() == 1);
+  CHECK(ir::math::to_double(boost::multiprecision::abs(hv[0] - want) / want) < 1e-15);
+  // With every step tried crossing it (steps from 1e-3 down to 1e-9), the reference declines.
+  ReferenceOptions coarse;
+  coarse.step2 = 1e-3;
+  CHECK_THROWS_AS(reference_hvp(*f, {scalar(x)}, {}, {1.0}, coarse), StencilCrossesSwitch);
+}
+
 // Two results, two parameters: rows are results in order, columns parameters in order.
 const char* kVectorMap = R"(
 func F(x: f64[3], w: f64) -> (f64[2], f64) {

@@ -133,6 +133,12 @@ func hblk(x: f64[n]) -> f64 {
   return 1e16 * x[0] * x[0] + 1e16 * x[1] * x[1] + x[0] * x[1]
 }
 
+# A Jacobian and a Hessian zero by cancellation: correct strategies compute rounding noise of
+# terms about e^(x+y) (decision 209).
+func hcancel(x: f64, y: f64) -> f64 {
+  return exp(x + y) - exp(x) * exp(y)
+}
+
 # f32 arithmetic on w only: the Hessian column of x is f64 work (decision 208).
 func mix(x: f64, w: f32) -> f64 {
   return x * x + f64(w * w)
@@ -529,12 +535,14 @@ HarnessResult run(const std::vector<std::string>& strategies, const std::string&
   return run_harness({ir::load_manifest(manifest.empty() ? tiny_suite().manifest() : manifest)}, o);
 }
 
-// The one cell of `entry` (an id ending) and `strategy`.
-const Cell& cell(const HarnessResult& r, const std::string& entry, const std::string& strategy) {
+// The one cell of `entry` (an id ending), `strategy` and `mode` (any, when empty).
+const Cell& cell(const HarnessResult& r, const std::string& entry, const std::string& strategy,
+                 const std::string& mode = "") {
   const Cell* found = nullptr;
   int count = 0;
   for (const auto& c : r.cells)
-    if (c.strategy == strategy && c.entry.size() >= entry.size() &&
+    if (c.strategy == strategy && (mode.empty() || c.mode == mode) &&
+        c.entry.size() >= entry.size() &&
         c.entry.compare(c.entry.size() - entry.size(), entry.size(), entry) == 0) {
       found = &c;
       ++count;
@@ -982,6 +990,40 @@ TEST_CASE("an entry beside a 1e14 entry of its own row or column fails in jvp, v
   check_fails_at(r, "/jrow", "test_jrow_dy1dx", "result 1");
   check_fails_at(r, "/vcol", "test_vcol_dy0dz", "z");
   check_fails(cell(r, "/hblk", "test_hvp_hblk_cross"));
+}
+
+TEST_CASE("an hvp cross term beside 2e16 diagonals fails beyond 8 inputs", "[unit]") {
+  // hblk at n = 12 (an audit helper's h9; decision 209): unit directions ran for at most 8
+  // inputs, so the doubled cross term hid in the random direction. They now run for up to
+  // kHvpUnitColumns inputs, their reference columns computed once per entry.
+  nlohmann::json h = entry("hblk12", "hblk", 12, {{"x", normal()}}, "hvp");
+  const std::string m = tiny_suite().write_manifest("hblk12", {h});
+  HarnessResult r = run({"test_hvp_hblk_cross", "fwdvec", "iverson"}, "", m);
+  check_passes(cell(r, "/hblk12", "fwdvec"));
+  check_passes(cell(r, "/hblk12", "iverson"));
+  check_fails_at(r, "/hblk12", "test_hvp_hblk_cross", "x[1]");
+}
+
+TEST_CASE("a Hessian and a Jacobian zero by cancellation pass with correct strategies", "[unit]") {
+  // exp(x + y) - exp(x) exp(y) at (0.3, 0.7) (decision 209): fwdvec's and iverson's Hessian
+  // entries are rounding noise about 1e-16 where the reference's are 0, and were judged against
+  // themselves (a false FAIL at error 5e15); the adjoint test judged <y', J x'> against f's
+  // 1e-50 (error 2e34). Both are now judged against the magnitudes of the cancelling terms.
+  nlohmann::json e =
+      entry("hcancel", "hcancel", 1, {{"x", {{"value", 0.3}}}, {"y", {{"value", 0.7}}}}, "hvp");
+  e["modes"] = {"gradient", "hvp"};
+  e["sizes"] = {{"small", nlohmann::json::object()}};
+  const std::string m = tiny_suite().write_manifest("hcancel", {e});
+  HarnessResult r = run({"fwdvec", "iverson"}, "", m);
+  for (const char* s : {"fwdvec", "iverson"}) {
+    check_passes(cell(r, "/hcancel", s, "gradient"));
+    check_passes(cell(r, "/hcancel", s, "hvp"));
+  }
+  REQUIRE(r.adjoints.size() == 4);
+  for (const auto& a : r.adjoints) {
+    INFO(a.forward << " / " << a.reverse << ": " << a.error << " " << a.detail);
+    CHECK(a.status == Status::Pass);
+  }
 }
 
 TEST_CASE("an hvp column that no f32 arithmetic reaches keeps the f64 tolerance", "[unit]") {
