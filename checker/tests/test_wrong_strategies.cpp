@@ -133,6 +133,15 @@ func hblk(x: f64[n]) -> f64 {
   return 1e16 * x[0] * x[0] + 1e16 * x[1] * x[1] + x[0] * x[1]
 }
 
+# An integer result beside a floating one: its Jacobian blocks are zeros where a strategy emits
+# them (decision 211).
+func ires(x: f64[n], k: i64) -> (f64, i64) {
+  return (sum[i < n] x[i] * x[i], k + 1)
+}
+func ires_jacobian(x: f64[n], k: i64) -> (f64, i64, f64[n], f64[n]) {
+  return (sum[i < n] x[i] * x[i], k + 1, gen[i < n] 2.0 * x[i], gen[i < n] 0.0)
+}
+
 # A Jacobian and a Hessian zero by cancellation: correct strategies compute rounding noise of
 # terms about e^(x+y) (decision 209).
 func hcancel(x: f64, y: f64) -> f64 {
@@ -414,6 +423,9 @@ void register_test_strategies() {
       [](const std::vector<ir::Tensor>& in, std::vector<ir::Tensor>& out, std::size_t results) {
         out.at(results + 1).values.at(0) += in.at(2).values.at(0);
       });
+  // ires's integer result's Jacobian block with a 1 (outputs f, k + 1, J_f, J_k)
+  add("test_ires_int_block", [](const std::vector<ir::Tensor>&, std::vector<ir::Tensor>& out,
+                                std::size_t results) { out.at(results + 1).values.at(0) = 1; });
   add("test_vcol_dy0dz",
       [](const std::vector<ir::Tensor>& in, std::vector<ir::Tensor>& out, std::size_t results) {
         out.at(results + 1).values.at(0) += in.at(2).values.at(0);
@@ -1002,6 +1014,24 @@ TEST_CASE("an hvp cross term beside 2e16 diagonals fails beyond 8 inputs", "[uni
   check_passes(cell(r, "/hblk12", "fwdvec"));
   check_passes(cell(r, "/hblk12", "iverson"));
   check_fails_at(r, "/hblk12", "test_hvp_hblk_cross", "x[1]");
+}
+
+TEST_CASE("a Jacobian with an integer result takes both strategies' conventions", "[unit]") {
+  // DESIGN 2.3 has a block per (result, wrt) pair, an integer result's included; sparse emits
+  // the floating results' blocks only (decision 159). The checker took sparse's only, so every
+  // other strategy FAILed (an audit helper; decision 211). An integer result's blocks must be
+  // zeros.
+  nlohmann::json e = entry("ires", "ires", 3, {{"x", normal()}, {"k", {{"value", 4}}}}, "jacobian");
+  e["wrt"] = {"x"};
+  const std::string m = tiny_suite().write_manifest("ires", {e});
+  HarnessResult r =
+      run({"test_oracle", "test_ires_int_block", "fwdvec", "scatter", "dualrev", "sparse"}, "", m);
+  for (const char* s : {"test_oracle", "fwdvec", "scatter", "dualrev", "sparse"})
+    check_passes(cell(r, "/ires", s));
+  const Cell& c = cell(r, "/ires", "test_ires_int_block");
+  INFO(describe(c));
+  CHECK(c.status == Status::Fail);
+  CHECK_THAT(c.detail, Catch::Contains("integer result 1 by x is not a floating block of zeros"));
 }
 
 TEST_CASE("a Hessian and a Jacobian zero by cancellation pass with correct strategies", "[unit]") {
