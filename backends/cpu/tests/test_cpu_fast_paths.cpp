@@ -45,6 +45,10 @@ func shifted_dot(x: f64[n]) -> f64 {
   return sum[i < n] x[i] * x[i + 1 - 1]
 }
 
+func matvec(A: f64[n, p], x: f64[p]) -> f64[n] {
+  return gen[i < n] sum[k < p] A[i, k] * x[k]
+}
+
 func floors(a: i64[n]) -> i64[n] {
   return gen[i < n] a[i] / 4 + 10 * (a[i] % 8) + 100 * (a[i] / 3)
 }
@@ -127,6 +131,33 @@ TEST_CASE("cpu: top-level sums reorder only above 65,536 terms (issue 10 item 2,
   auto shifted = cpu::generate(*fast_path("shifted_dot")).source;
   CHECK(shifted.find("#pragma omp simd") == std::string::npos);
   CHECK(shifted.find("adlab_rt::check(") != std::string::npos);
+}
+
+TEST_CASE("cpu: the matrix-vector contraction sums each row in order (decision 212)", "[cpu]") {
+  // An audit helper's rows: Eigen's gemv kept several partial sums per row, so
+  // 1e308 - 1e308 + 1e308 - 1e308 was NaN (the interpreter's 0) and 1 + 1e20 + 2 - 1e20 was 3
+  // (the interpreter's 0). 5 rows: one block of four and the remainder row.
+  ir::Tensor A, x;
+  A.shape = {5, 4};
+  A.values = {1e308,  -1e308, 1e308, -1e308, 1,   1e20, 2, -1e20, 1e308, 1e308,
+              -1e308, -1e308, 0.1,   0.2,    0.3, 0.4,  1, 1e20,  2,     -1e20};
+  x.shape = {4};
+  x.values = {1, 1, 1, 1};
+  CHECK(cpu::generate(*fast_path("matvec")).source.find("adlab_rt::gemv(") != std::string::npos);
+  auto got = compiled("cpu", "matvec")->run({A, x})[0].values;
+  auto want = compiled("interp", "matvec")->run({A, x})[0].values;
+  REQUIRE(got.size() == 5);
+  CHECK(got[0] == 0);
+  CHECK(got[1] == 0);
+  CHECK(std::isinf(got[2]));
+  CHECK(got[4] == 0);
+  for (std::size_t i = 0; i < got.size(); ++i) CHECK(got[i] == want[i]);  // the same bits
+  // and on random rows of several lengths, bit for bit
+  for (std::int64_t p : {1, 7, 64}) {
+    ir::Tensor B = ir::random_normal({6, p}, 0, 1, 21), y = normal(p, 22);
+    CHECK(compiled("cpu", "matvec")->run({B, y})[0].values ==
+          compiled("interp", "matvec")->run({B, y})[0].values);
+  }
 }
 
 TEST_CASE("cpu: floor division and remainder by literals, negative values (issue 10 item 3)",
