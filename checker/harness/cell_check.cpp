@@ -15,7 +15,7 @@ using ir::mp50;
 constexpr ir::ElemType F32 = ir::ElemType::F32;
 // Up to this many inputs (outputs, for vjp), a jvp or vjp cell also checks every unit
 // direction (hvp: kHvpUnitColumns).
-constexpr std::size_t kUnitDirections = 8;
+constexpr std::size_t kUnitDirections = 32;
 
 std::vector<double> random_direction(std::size_t n, std::uint64_t seed) {
   std::mt19937_64 rng(seed);

@@ -133,6 +133,16 @@ func hblk(x: f64[n]) -> f64 {
   return 1e16 * x[0] * x[0] + 1e16 * x[1] * x[1] + x[0] * x[1]
 }
 
+# Row 0 carries c = 1e30, rows 1..8 are ordinary: row 0's reference resolution (1e-48 c / h)
+# leaked into every vjp output (decision 213).
+func rows9(x: f64[2], c: f64) -> f64[9] {
+  return gen[i < 9] [i == 0] * (c + x[0]) + [i > 0] * (x[0] * x[1] * f64(i))
+}
+func rows9_vjp(x: f64[2], c: f64, dy: f64[9]) -> (f64[9], f64[2]) {
+  let s = sum[i < 8] dy[i + 1] * f64(i + 1)
+  return (rows9(x, c), gen[j < 2] [j == 0] * (dy[0] + s * x[1]) + [j == 1] * (s * x[0]))
+}
+
 # An integer result beside a floating one: its Jacobian blocks are zeros where a strategy emits
 # them (decision 211).
 func ires(x: f64[n], k: i64) -> (f64, i64) {
@@ -422,6 +432,11 @@ void register_test_strategies() {
   add("test_jrow_dy1dx",
       [](const std::vector<ir::Tensor>& in, std::vector<ir::Tensor>& out, std::size_t results) {
         out.at(results + 1).values.at(0) += in.at(2).values.at(0);
+      });
+  // rows9's d y3 / d x0 off by 1e-7 (3e-8 relative; outputs y, dx; inputs x, c, dy)
+  add("test_rows9_y3x0",
+      [](const std::vector<ir::Tensor>& in, std::vector<ir::Tensor>& out, std::size_t results) {
+        out.at(results).values.at(0) += 1e-7 * in.at(2).values.at(3);
       });
   // ires's integer result's Jacobian block with a 1 (outputs f, k + 1, J_f, J_k)
   add("test_ires_int_block", [](const std::vector<ir::Tensor>&, std::vector<ir::Tensor>& out,
@@ -1014,6 +1029,20 @@ TEST_CASE("an hvp cross term beside 2e16 diagonals fails beyond 8 inputs", "[uni
   check_passes(cell(r, "/hblk12", "fwdvec"));
   check_passes(cell(r, "/hblk12", "iverson"));
   check_fails_at(r, "/hblk12", "test_hvp_hblk_cross", "x[1]");
+}
+
+TEST_CASE("a vjp error beside another row's unresolved 1e30 fails with 9 outputs", "[unit]") {
+  // An audit helper's case (decision 213): a vjp output sums every row's reference resolution
+  // weighted by |u|, so row 0's (c = 1e30: 2e-6) excused a 3e-8 error from row 3. Unit rows, which
+  // isolate each row, ran for at most 8 outputs; now for up to 32.
+  nlohmann::json e = entry("rows9", "rows9", 1, {{"x", normal()}, {"c", {{"value", 1e30}}}}, "vjp");
+  e["sizes"] = {{"small", nlohmann::json::object()}};
+  e["wrt"] = {"x"};
+  const std::string m = tiny_suite().write_manifest("rows9", {e});
+  HarnessResult r = run({"test_oracle", "test_rows9_y3x0", "fwdvec"}, "", m);
+  check_passes(cell(r, "/rows9", "test_oracle"));
+  check_passes(cell(r, "/rows9", "fwdvec"));
+  check_fails(cell(r, "/rows9", "test_rows9_y3x0"));
 }
 
 TEST_CASE("a Jacobian with an integer result takes both strategies' conventions", "[unit]") {
