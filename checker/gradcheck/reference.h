@@ -73,6 +73,9 @@ class StencilCrossesSwitch : public Error {
 };
 // How many second-difference steps reference_hvp tries: step2, step2 / 1e3, step2 / 1e6.
 constexpr int kHvpStepAttempts = 3;
+// With a resolution, reference_hvp also tries a 1000 times larger step where its rounding
+// exceeds this fraction of the largest |H v| entry (decision 214).
+constexpr double kHvpResolutionTarget = 1e-20;
 
 // H v for a scalar-valued f (mixed second differences, Richardson-extrapolated); `resolution`,
 // when given, gets each entry's as Reference::resolution (kMpResolution |f| / (h_s h_t)).

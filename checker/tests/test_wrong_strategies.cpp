@@ -143,6 +143,11 @@ func rows9_vjp(x: f64[2], c: f64, dy: f64[9]) -> (f64[9], f64[2]) {
   return (rows9(x, c), gen[j < 2] [j == 0] * (dy[0] + s * x[1]) + [j == 1] * (s * x[0]))
 }
 
+# A Hessian of 1 beside f = 1e18 (decision 214).
+func bigc(x: f64[n], c: f64) -> f64 {
+  return c + x[0] * x[1] + x[0] * x[0]
+}
+
 # An integer result beside a floating one: its Jacobian blocks are zeros where a strategy emits
 # them (decision 211).
 func ires(x: f64[n], k: i64) -> (f64, i64) {
@@ -471,6 +476,12 @@ void register_test_strategies() {
           [](const std::vector<ir::Tensor>& in, std::vector<ir::Tensor>& y, std::size_t nres) {
             y.at(nres + 2).values.at(0) += in.at(1).values.at(1);
             y.at(nres + 2).values.at(1) += in.at(1).values.at(0);
+          });
+  // bigc's cross term 1 + 2e-12 (outputs f, gx, df, Hv_x; inputs x, c, vx)
+  add_hvp("test_hvp_bigc_cross",
+          [](const std::vector<ir::Tensor>& in, std::vector<ir::Tensor>& y, std::size_t nres) {
+            y.at(nres + 2).values.at(0) += 2e-12 * in.at(2).values.at(1);
+            y.at(nres + 2).values.at(1) += 2e-12 * in.at(2).values.at(0);
           });
   // crossq's Hessian without its cross term 1 (outputs f, ga, gb, df, Hv_a, Hv_b; inputs a, b,
   // va, vb)
@@ -1029,6 +1040,22 @@ TEST_CASE("an hvp cross term beside 2e16 diagonals fails beyond 8 inputs", "[uni
   check_passes(cell(r, "/hblk12", "fwdvec"));
   check_passes(cell(r, "/hblk12", "iverson"));
   check_fails_at(r, "/hblk12", "test_hvp_hblk_cross", "x[1]");
+}
+
+TEST_CASE("a Hessian entry 2e-12 wrong beside f = 1e18 fails", "[unit]") {
+  // An audit helper's case (decision 214): the hvp reference's resolution at step 1e-9 is
+  // 1e-48 |f| / h^2 = 4e-12 here, and a PASS was allowed that much (noted `unresolved`). Where
+  // the resolution is that coarse against H v, the reference takes a 1000 times larger step.
+  nlohmann::json e = entry("bigc", "bigc", 2, {{"x", normal()}, {"c", {{"value", 1e18}}}}, "hvp");
+  e["wrt"] = {"x"};
+  const std::string m = tiny_suite().write_manifest("bigc", {e});
+  HarnessResult r = run({"test_hvp_bigc_cross", "fwdvec", "iverson"}, "", m);
+  for (const char* s : {"fwdvec", "iverson"}) {
+    const Cell& c = cell(r, "/bigc", s);
+    check_passes(c);
+    CHECK(c.unresolved == 0);
+  }
+  check_fails(cell(r, "/bigc", "test_hvp_bigc_cross"));
 }
 
 TEST_CASE("a vjp error beside another row's unresolved 1e30 fails with 9 outputs", "[unit]") {
