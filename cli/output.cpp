@@ -14,10 +14,20 @@
 namespace adlab::cli {
 
 namespace {
+// A NaN prints as `nan` whatever its sign bit: x86's 0/0 sets it, so the same NaN printed
+// `-nan` from one backend and `nan` from another (an audit helper).
+template <class V>
+void put_float(std::ostream& os, const V& v) {
+  if (v != v)
+    os << "nan";
+  else
+    os << v;
+}
+
 template <class T>
 void put(std::ostream& os, const ir::BasicTensor<T>& t, std::size_t k) {
   if (ir::is_float(t.elem))
-    os << t.values[k];
+    put_float(os, t.values[k]);
   else if (t.elem == ir::ElemType::Bool)
     os << (t.ints[k] ? "true" : "false");
   else
@@ -56,7 +66,8 @@ std::string format_tensor(const ir::BasicTensor<T>& t, int digits) {
     if (p) os << ", ";
     os << "(";
     for (std::size_t d = 0; d < rank; ++d) os << (d ? ", " : "") << coo.coords[p * rank + d];
-    os << "): " << coo.values[p];
+    os << "): ";
+    put_float(os, coo.values[p]);
   }
   os << "}";
   return os.str();

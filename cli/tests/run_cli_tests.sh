@@ -419,6 +419,14 @@ check "grad vjp with ones is (y, x)" test "$(grad_vals --mode vjp --wrt y)" = "1
 check "grad dualrev --backend cpu of x*y at (3, 4) is (4, 3)" test "$(ADLAB_CACHE_DIR=$T/cache \
   "$ADLAB" grad prod.adl --strategy dualrev --backend cpu --input x=x3.json --input y=y4.json \
   2>err | sed -n 's/.*= //p' | xargs)" = "12 4 3"
+# A NaN prints `nan` on both backends (x86's 0/0 sets the sign bit, which printed `-nan` on cpu).
+printf 'func nans(x: f64[n]) -> f64[n] {\n  return gen[i < n] (x[i] - x[i]) / (x[i] - x[i])\n}\n' \
+  >nans.adl
+for b in interp cpu; do
+  check "eval prints a NaN as nan on backend $b" test "$(ADLAB_CACHE_DIR=$T/cache \
+    "$ADLAB" eval nans.adl --size n=2 --input x=random:1 --backend $b 2>err | tail -1)" = \
+    "  result 0: f64[2] = [nan, nan]"
+done
 expect_err "grad dualrev on an unknown backend" 'error: unknown backend `gpu` (known: ...' \
   grad prod.adl --strategy dualrev --backend gpu --input x=x3.json --input y=y4.json
 expect_err "grad unknown strategy" 'error: unknown strategy `nope` (known: ...' grad prod.adl --strategy nope
