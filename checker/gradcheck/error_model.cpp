@@ -21,6 +21,10 @@ constexpr double kMaxRhoTolerance = 1e-10;
 // values to f32 where a derivative is stored or accumulated in an f32 variable, each within
 // 2^-24: no f32 operation amplifies them, so the safety factor is 4, not 64 (decision 202).
 constexpr double kF32RoundingSafety = 4;
+// How many times the primal's operation count a derivative program's rounding is modelled with
+// at most (decision 216): reverse mode's cost bound is 4-5 (paper 000 Thm 6.35), an hvp's about
+// 10.
+constexpr std::int64_t kMaxOpsPerEntry = 16;
 
 bool is_f32(const ir::Type& t) {
   if (t.is_tuple()) return std::any_of(t.fields.begin(), t.fields.end(), is_f32);
@@ -117,6 +121,12 @@ Tolerance Tolerance::for_f32_block() const {
 }
 
 Tolerance Tolerance::allowing_ops(std::int64_t program_ops) const {
+  // Each derivative entry is computed along at most a few times the primal's operations (a
+  // whole Jacobian in one program is many such computations side by side), so the program's
+  // total counts up to kMaxOpsPerEntry times the primal's: a bloated derivative program no
+  // longer loosens its own tolerance without bound (decision 216).
+  const std::int64_t cap = kMaxOpsPerEntry * std::max<std::int64_t>(ops, 1);
+  program_ops = std::min(program_ops, cap);
   if (program_ops <= ops) return *this;
   Tolerance t = *this;
   t.ops = program_ops;

@@ -46,7 +46,8 @@ struct Tolerance {
   // The same model with another floor (the model needs one double primal run per entry).
   Tolerance with_floor(double accuracy) const;
   // The model for a computation of `program_ops` operations when that is more than the primal's:
-  // a derivative or closed-form program is a different computation with its own rounding.
+  // a derivative or closed-form program is a different computation with its own rounding,
+  // counted up to 16 times the primal's operations (decision 216).
   Tolerance allowing_ops(std::int64_t program_ops) const;
 };
 

@@ -178,6 +178,23 @@ TEST_CASE("derive_tolerance grows with the operation count", "[unit]") {
   CHECK(a.value >= 64 * kU);
 }
 
+TEST_CASE("a derivative program's operation count widens the tolerance up to 16 primals",
+          "[unit]") {
+  // Decision 216: the rounding model counted a derivative program's whole operation count, so a
+  // bloated program loosened its own tolerance without bound (64 u sqrt(ops + 1)).
+  auto f = parse(kSumExp, "f");
+  Tolerance t = tolerance_of(f, {vec({0.1, 0.2, 0.3, 0.4})}, 0);
+  REQUIRE(t.ops > 0);
+  Tolerance within = t.allowing_ops(4 * t.ops), cap = t.allowing_ops(16 * t.ops),
+            bloated = t.allowing_ops(1000000 * t.ops);
+  CHECK(within.ops == 4 * t.ops);
+  CHECK(within.value > t.value);
+  CHECK(cap.value > within.value);
+  CHECK(bloated.ops == 16 * t.ops);
+  CHECK(bloated.value == cap.value);
+  CHECK(t.allowing_ops(t.ops / 2).value == t.value);  // never below the primal's own model
+}
+
 TEST_CASE("derive_tolerance never goes below the strategy's declared accuracy", "[unit]") {
   auto f = parse(kSumExp, "f");
   Tolerance t = tolerance_of(f, {vec({0.1, 0.2, 0.3})}, 1e-5);
