@@ -335,7 +335,13 @@ void refine_with_larger_step(const ir::Function& f, const Prepared& p, const std
   for (std::size_t j = 0; j < hv.size(); ++j) {
     const double truncation = std::fabs(ir::math::to_double(wide[j] - coarser[j]));
     const double uncertainty = res[j] + truncation;
-    if (std::isfinite(uncertainty) && uncertainty < resolution[j]) {
+    // The last level's change bounds the truncation only where the step resolves f's curvature:
+    // a term cos(5e7 a) 1e-21 beside f = 1e18 is invisible at the larger step at every level,
+    // and its second derivative (1e-6) was dropped. The two values must agree within both
+    // uncertainties (a reviewing helper).
+    const double apart = std::fabs(ir::math::to_double(wide[j] - hv[j]));
+    if (std::isfinite(uncertainty) && uncertainty < resolution[j] &&
+        apart <= resolution[j] + uncertainty) {
       hv[j] = wide[j];
       resolution[j] = uncertainty;
     }

@@ -621,6 +621,7 @@ void check_cell(const EntryContext& ctx, const ad::Strategy& s, const ad::Reques
       HessianReference& hessian = ctx.hessian;
       if (exact && n <= kHvpUnitColumns && !hessian.columns) {
         std::vector<std::vector<mp50>> columns;
+        hessian.column_resolutions.clear();  // a previous cell's try may have stopped midway
         for (std::size_t k = 0; k < n; ++k) {
           std::vector<double> unit(n, 0.0), res;
           unit[k] = 1;

@@ -148,6 +148,12 @@ func bigc(x: f64[n], c: f64) -> f64 {
   return c + x[0] * x[1] + x[0] * x[0]
 }
 
+# A term whose curvature only a small step sees, beside f = 1e18 (a reviewing helper, decision
+# 214): at the 1000 times larger step cos(5e7 a) averages out at every level.
+func bigcos(x: f64[n], c: f64) -> f64 {
+  return c + x[0] * x[1] + x[0] * x[0] + 3.9999999999999997e-22 * cos(50000000.0 * x[0])
+}
+
 # An integer result beside a floating one: its Jacobian blocks are zeros where a strategy emits
 # them (decision 211).
 func ires(x: f64[n], k: i64) -> (f64, i64) {
@@ -1056,6 +1062,14 @@ TEST_CASE("a Hessian entry 2e-12 wrong beside f = 1e18 fails", "[unit]") {
     CHECK(c.unresolved == 0);
   }
   check_fails(cell(r, "/bigc", "test_hvp_bigc_cross"));
+  // The larger step must agree with the first one: at it, bigcos's 1e-6 of curvature vanished
+  // and correct hvps FAILed (error 1.6e-7) against a reference resolved to 1e-15.
+  nlohmann::json w = entry("bigcos", "bigcos", 2,
+                           {{"x", {{"value", {0.7, 1.1}}}}, {"c", {{"value", 1e18}}}}, "hvp");
+  w["wrt"] = {"x"};
+  const std::string mw = tiny_suite().write_manifest("bigcos", {w});
+  HarnessResult rw = run({"fwdvec", "iverson"}, "", mw);
+  for (const char* s : {"fwdvec", "iverson"}) check_passes(cell(rw, "/bigcos", s));
 }
 
 TEST_CASE("a vjp error beside another row's unresolved 1e30 fails with 9 outputs", "[unit]") {
