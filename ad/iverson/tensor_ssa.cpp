@@ -266,6 +266,19 @@ class Lowerer {
     return e;
   }
 
+  // The integer operand of f64(...) or f32(...) is a number, a constant of the derivative, not
+  // an index: a `let` in it reads the statement the let became (at the binders where it was
+  // lifted), and integer data may be read (`f64(q)` after `let q = n - 1` was declined as "an
+  // index computed by a let"; decision 217).
+  Expr lower_int_number(Expr e) {
+    SubstMap m;
+    for (auto v : free_vars(e))
+      if (auto it = env_.find(v); it != env_.end())
+        m[v] = it->second.prefix.empty() ? it->second.base
+                                         : Access::make(it->second.base, it->second.prefix);
+    return m.empty() ? e : substitute(e, m);
+  }
+
   Expr lower_pred(Expr p) {
     if (auto* ex = p.as<Exists>()) {
       (void)ex;
@@ -354,8 +367,11 @@ class Lowerer {
         auto* p = e.as<Prim>();
         if (!is_float(e->type.elem)) return lower_index(e);
         std::vector<Expr> args;
+        const bool conversion = p->op == PrimOp::ToF64 || p->op == PrimOp::ToF32;
         for (auto a : p->args)
-          args.push_back(is_float(a->type.elem) ? lower(a, s, false) : lower_index(a));
+          args.push_back(is_float(a->type.elem) ? lower(a, s, false)
+                         : conversion           ? lower_int_number(a)
+                                                : lower_index(a));
         Expr out = Prim::make(p->op, args);
         // a primitive whose derivative reads its own value is named (Tensor SSA), so the
         // adjoint reads the stored value instead of calling it again

@@ -427,19 +427,18 @@ TEST_CASE("a select whose taken branch is -0 gives -0 (iverson's bracket sum)", 
   }
 }
 
-TEST_CASE("iverson: a let named in a sum bound is declined, not left dangling", "[unit]") {
+TEST_CASE("iverson: a let named in a sum bound is not left dangling", "[unit]") {
   // Let lifting binds lets through an environment (decision 191); a sum's bound was rebuilt
   // without it, so `let q = k; sum[i < q]` left `q` unresolved and the emitted program failed
-  // its own scope check (a reviewing helper). The bound now sees the environment, and the
-  // computed index is declined as before.
+  // its own scope check (a reviewing helper). The bound now sees the environment; `f64(q)`,
+  // declined until decision 217, is a constant of the derivative.
   const std::string src =
       "func f(x: f64[n]) -> f64 {\n  let k = n - 2\n"
       "  let a = { let q = k; sum[i < q] x[i] * x[i] }\n  let q = n - 1\n"
       "  return a + x[0] * f64(q)\n}";
-  CHECK_THROWS_AS(gradient("iverson", src, {ir::dense_f64({4}, {1, 2, 3, 4})}), Unsupported);
-  // fwdvec differentiates it (f = x0^2 + x1^2 + 3 x0); scatter declines a bound of data
-  CHECK(gradient("fwdvec", src, {ir::dense_f64({4}, {1, 2, 3, 4})}) ==
-        std::vector<double>{5, 4, 0, 0});
+  // f = x0^2 + x1^2 + 3 x0; scatter declines a bound of data
+  for (const char* s : {"iverson", "fwdvec"})
+    CHECK(gradient(s, src, {ir::dense_f64({4}, {1, 2, 3, 4})}) == std::vector<double>{5, 4, 0, 0});
   CHECK_THROWS_AS(gradient("scatter", src, {ir::dense_f64({4}, {1, 2, 3, 4})}), Unsupported);
 }
 
@@ -462,6 +461,48 @@ TEST_CASE("iverson: a sum bound naming a top-level let reads the let's statement
     // scatter's kernels are gens over the sum's range, whose shape must be sizes: declined
     CHECK_THROWS_WITH(gradient("scatter", src, {ir::dense_f64({4}, {1, 2, 3, 4})}),
                       Catch::Contains("is data or a `let`"));
+  }
+}
+
+TEST_CASE("iverson: an integer let or integer data converted to a number is a constant", "[unit]") {
+  // `let q = n - 1` then `f64(q)` was declined as "an index computed by a let" (decision 217):
+  // the operand of f64(...) is a number, not an index. x = (1, 2, 3, 4), k = (3, -1, 0, 7).
+  ir::Tensor x = ir::dense_f64({4}, {1, 2, 3, 4}), k, k1;
+  k.elem = k1.elem = ir::ElemType::I64;
+  k.shape = {4};
+  k.ints = {3, -1, 0, 7};
+  k1.ints = {3};
+  struct Case {
+    const char* src;
+    std::vector<ir::Tensor> in;
+    std::vector<double> want;
+  };
+  const Case cases[] = {
+      // f = (n - 1) sum x^2: 2 (n - 1) x
+      {"func f(x: f64[n]) -> f64 {\n  let q = n - 1\n  return sum[i < n] x[i] * x[i] * f64(q)\n}",
+       {x},
+       {6, 12, 18, 24}},
+      // an integer parameter through a let: 2 (2 k) x
+      {"func f(x: f64[n], k: i64) -> f64 {\n  let q = k * 2\n  return sum[i < n] x[i] * x[i] * "
+       "f64(q)\n}",
+       {x, k1},
+       {12, 24, 36, 48}},
+      // integer data: 2 k_i x_i
+      {"func f(x: f64[n], k: i64[n]) -> f64 {\n  return sum[i < n] x[i] * x[i] * f64(k[i])\n}",
+       {x, k},
+       {6, -4, 0, 56}},
+      // a let at the sum's binder: 2 (2 i + 1) x_i
+      {"func f(x: f64[n]) -> f64 {\n  return sum[i < n] {\n    let q = i * 2 + 1\n    x[i] * x[i] "
+       "* f64(q)\n  }\n}",
+       {x},
+       {2, 12, 30, 56}},
+  };
+  for (const auto& c : cases) {
+    INFO(c.src);
+    for (const char* s : {"iverson", "fwdvec", "scatter"}) {
+      INFO(s);
+      CHECK(gradient(s, c.src, c.in) == c.want);
+    }
   }
 }
 
