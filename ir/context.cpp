@@ -1,6 +1,7 @@
 // Hash-consing of IR nodes and the source-position side table (DESIGN 2.4).
 #include "ir/context.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 
@@ -11,6 +12,27 @@ std::size_t mix(std::size_t h, std::size_t v) {
   return h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
 }
 thread_local Context* tls_current = nullptr;
+// The start of the function whose occurrences are preferred (FunctionPositions); invalid: none.
+thread_local SourcePos tls_function_start;
+
+bool at_or_after(const SourcePos& p, const SourcePos& start) {
+  return p.source == start.source && p.file == start.file &&
+         (p.line > start.line || (p.line == start.line && p.col >= start.col));
+}
+bool before(const SourcePos& a, const SourcePos& b) {
+  return a.line < b.line || (a.line == b.line && a.col < b.col);
+}
+// The index in `list` of the occurrence to cite: the earliest at or after the preferred
+// function's start (inside that function when it spells the node), else 0.
+std::size_t preferred(const std::vector<SourcePos>& list) {
+  if (!tls_function_start.valid()) return 0;
+  std::size_t best = list.size();
+  for (std::size_t k = 0; k < list.size(); ++k)
+    if (at_or_after(list[k], tls_function_start) &&
+        (best == list.size() || before(list[k], list[best])))
+      best = k;
+  return best == list.size() ? 0 : best;
+}
 }  // namespace
 
 void NodeKey::add(const std::vector<Expr>& es) {
@@ -103,12 +125,8 @@ std::vector<SourcePos> Context::positions(Expr e) const {
 }
 
 SourcePos Context::position(Expr e, std::uint32_t source) const {
-  std::lock_guard lock(mutex_);
-  auto it = positions_.find(e.get());
-  if (it == positions_.end()) return SourcePos{};
-  for (const auto& p : it->second.list)
-    if (source == 0 || p.source == source) return p;
-  return SourcePos{};
+  auto ps = positions(e, source);
+  return ps.empty() ? SourcePos{} : ps[0];
 }
 
 SourcePos Context::latest_position(Expr e) const {
@@ -121,6 +139,9 @@ std::vector<SourcePos> Context::positions(Expr e, std::uint32_t source) const {
   std::vector<SourcePos> out;
   for (auto& p : positions(e))
     if (source == 0 || p.source == source) out.push_back(p);
+  // the occurrence in the function being worked on first (decision 218)
+  if (std::size_t k = preferred(out); k > 0)
+    std::rotate(out.begin(), out.begin() + k, out.begin() + k + 1);
   return out;
 }
 
@@ -154,6 +175,14 @@ std::size_t Context::num_nodes() const {
 std::uint32_t Context::num_vars() const {
   std::lock_guard lock(mutex_);
   return next_var_id_;
+}
+
+FunctionPositions::FunctionPositions(const SourcePos& function_start)
+    : previous_(tls_function_start) {
+  tls_function_start = function_start;
+}
+FunctionPositions::~FunctionPositions() {
+  tls_function_start = previous_;
 }
 
 ContextScope::ContextScope(Context& ctx) : previous_(tls_current) {

@@ -54,7 +54,8 @@ class Context {
   // Every position of `from` becomes one of `to` too (a node rebuilt from another).
   void add_positions_of(Expr from, Expr to);
   std::vector<SourcePos> positions(Expr e) const;
-  // The first recorded position (of parse `source` when non-zero), or an invalid one.
+  // The first recorded position (of parse `source` when non-zero), or an invalid one; inside a
+  // FunctionPositions scope, the occurrence in its function comes first (also in positions()).
   SourcePos position(Expr e, std::uint32_t source = 0) const;
   std::vector<SourcePos> positions(Expr e, std::uint32_t source) const;
   // The position recorded last: while parsing, the occurrence just read (a shared node, such as
@@ -111,6 +112,22 @@ class ContextScope {
 
  private:
   Context* previous_;
+};
+
+// While in scope, the positions of a node cite first its occurrence in the function that starts
+// at `function_start` (the earliest at or after it in its parse): interned nodes are shared by
+// every function that spells them alike, so `k[i]` in two functions of one file is one node and
+// its first occurrence may lie in the other function (decision 218). Strategies and the
+// interpreter open one for the function they work on.
+class FunctionPositions {
+ public:
+  explicit FunctionPositions(const SourcePos& function_start);
+  ~FunctionPositions();
+  FunctionPositions(const FunctionPositions&) = delete;
+  FunctionPositions& operator=(const FunctionPositions&) = delete;
+
+ private:
+  SourcePos previous_;
 };
 
 // Records `pos` for `e` in the current context and returns `e` (for builders in parsers).

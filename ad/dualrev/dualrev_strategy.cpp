@@ -3,6 +3,7 @@
 #include "ad/dualrev/dualrev_strategy.h"
 
 #include <algorithm>
+#include "ir/context.h"
 
 #include "ad/dualrev/ir_engine.h"
 #include "ad/dualrev/parallel_split.h"
@@ -28,6 +29,7 @@ class DualrevStrategy : public Strategy {
     return c;
   }
   Derivative differentiate(const ir::FunctionPtr& f, const Request& r) const override {
+    ir::FunctionPositions cite_in(f->pos);  // errors cite f's occurrences (decision 218)
     if (!capabilities().supports(r.mode))
       throw Unsupported(f->pos, std::string("dualrev does not offer mode ") + mode_name(r.mode) +
                                     " (reverse mode: gradient, vjp, jacobian)");

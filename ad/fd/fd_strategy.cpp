@@ -2,6 +2,7 @@
 #include "ad/fd/fd_strategy.h"
 
 #include <cmath>
+#include "ir/context.h"
 
 #include "ir/tensor/tensor_ops.h"
 
@@ -186,6 +187,7 @@ class FdStrategy : public Strategy {
     return c;
   }
   Derivative differentiate(const ir::FunctionPtr& f, const Request& r) const override {
+    ir::FunctionPositions cite_in(f->pos);  // errors cite f's occurrences (decision 218)
     if (!capabilities().supports(r.mode))
       throw Unsupported(f->pos, std::string("fd does not offer mode ") + mode_name(r.mode));
     for (const auto& w : r.wrt)

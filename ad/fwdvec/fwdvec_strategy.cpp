@@ -116,6 +116,7 @@ class FwdvecStrategy : public Strategy {
   }
 
   Derivative differentiate(const FunctionPtr& fp, const Request& r) const override {
+    ir::FunctionPositions cite_in(fp->pos);  // errors cite fp's occurrences (decision 218)
     bool naive = r.variant == "naive";
     if (!naive && !r.variant.empty() && r.variant != "opt")
       throw Error("strategy `fwdvec` has no variant `" + r.variant + "`");

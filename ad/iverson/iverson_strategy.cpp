@@ -3,6 +3,7 @@
 #include "ad/iverson/iverson_strategy.h"
 
 #include <algorithm>
+#include "ir/context.h"
 
 #include "ad/iverson/forward.h"
 #include "ad/iverson/normal_form.h"
@@ -160,6 +161,7 @@ class IversonStrategy : public Strategy {
   }
 
   Derivative differentiate(const FunctionPtr& fp, const Request& r) const override {
+    ir::FunctionPositions cite_in(fp->pos);  // errors cite fp's occurrences (decision 218)
     if (!r.variant.empty() && r.variant != "default" && r.variant != "naive")
       throw Error("strategy `iverson` has no variant `" + r.variant + "`");
     switch (r.mode) {

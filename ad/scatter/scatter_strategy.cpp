@@ -3,6 +3,7 @@
 #include "ad/scatter/scatter_strategy.h"
 
 #include <algorithm>
+#include "ir/context.h"
 
 #include "ad/scatter/dual.h"
 #include "ad/scatter/flatten.h"
@@ -40,6 +41,7 @@ class ScatterStrategy : public Strategy {
   }
 
   Derivative differentiate(const FunctionPtr& fp, const Request& r) const override {
+    ir::FunctionPositions cite_in(fp->pos);  // errors cite fp's occurrences (decision 218)
     const Function& f = *fp;
     if (r.mode != Mode::Gradient && r.mode != Mode::Vjp && r.mode != Mode::Jacobian)
       throw Unsupported(f.pos, std::string("scatter is reverse mode: ") + mode_name(r.mode) +

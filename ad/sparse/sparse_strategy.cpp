@@ -27,6 +27,7 @@ class SparseStrategy : public Strategy {
     return c;
   }
   Derivative differentiate(const ir::FunctionPtr& f, const Request& r) const override {
+    ir::FunctionPositions cite_in(f->pos);  // errors cite f's occurrences (decision 218)
     if (!capabilities().supports(r.mode))
       throw Unsupported(f->pos, std::string("sparse does not offer mode ") + mode_name(r.mode) +
                                     " (tensorised forward mode: gradient, vjp, jvp, jacobian)");

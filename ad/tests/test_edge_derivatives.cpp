@@ -506,6 +506,26 @@ TEST_CASE("iverson: an integer let or integer data converted to a number is a co
   }
 }
 
+TEST_CASE("a strategy's error cites the occurrence in the function it differentiates", "[unit]") {
+  // `k[i]` in two functions of one file is one interned node; iverson's "data-dependent index"
+  // cited the first function's occurrence (and, in `adlab check suites`, another suite file's:
+  // accelerate/logsumexp1 was reported at fold1_2.adl:4:10; decision 218).
+  const std::string src =
+      "func f(x: f64[n], k: i64[n]) -> f64 {\n  return sum[i < n] x[k[i]]\n}\n"
+      "func g(x: f64[n], k: i64[n]) -> f64 {\n  return sum[i < n] x[k[i]] * x[i]\n}\n";
+  ir::Tensor k;
+  k.elem = ir::ElemType::I64;
+  k.shape = {2};
+  k.ints = {1, 0};
+  try {
+    gradient("iverson", src, {ir::dense_f64({2}, {1, 2}), k});
+    FAIL("iverson differentiated a data-dependent index");
+  } catch (const Unsupported& e) {
+    CHECK(e.pos().line == 5);
+    CHECK_THAT(e.what(), Catch::Contains("data-dependent index"));
+  }
+}
+
 TEST_CASE("fwdvec: a loop whose state has the name of the let that binds the loop", "[unit]") {
   // `let s = loop (s = x)` is one interned variable s: fwdvec's dual loop, emitted after the
   // primal statement, rebound s while the let had it in scope (no shadowing in the language),

@@ -62,7 +62,7 @@ std::string Emitter::fresh(const std::string& hint) {
 }
 
 int Emitter::site(Expr at, std::string text) {
-  unit.sites.push_back(Site{at, std::move(text)});
+  unit.sites.push_back(Site{at, std::move(text), function_start});
   return static_cast<int>(unit.sites.size()) - 1;
 }
 
@@ -717,6 +717,7 @@ void collect_callees(const Function& f, std::vector<const Function*>& out,
 
 // A function: sizes bound from parameter shapes (callees) or passed in (the entry).
 void Emitter::function(const Function& f, bool entry) {
+  function_start = f.pos;
   names.clear();
   var_bound.clear();
   known_dims.clear();

@@ -19,6 +19,7 @@ using ir::Expr;
 struct Site {
   Expr at;
   std::string text;
+  SourcePos function_start;  // of the function the site is in: its occurrence is cited
 };
 
 struct Unit {

@@ -31,7 +31,8 @@ class Emitter {
   std::string finish();  // the unit's source
   std::string fresh(const std::string& hint);
   int site(Expr at, std::string text);
-  std::string origin;  // the IR statement being emitted (for compiler errors)
+  std::string origin;        // the IR statement being emitted (for compiler errors)
+  SourcePos function_start;  // of the function being emitted (Site::function_start)
 
   // ---- types ----
   static std::string ctype(const ir::Type& t);

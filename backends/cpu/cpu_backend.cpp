@@ -178,6 +178,8 @@ class CpuExecutable : public Executable, public cpu::TypedExecutable {
       if (failure.site < 0 || static_cast<std::size_t>(failure.site) >= unit_.sites.size())
         throw InternalError("cpu backend: a failure at an unknown site");
       const cpu::Site& s = unit_.sites[static_cast<std::size_t>(failure.site)];
+      // the occurrence in the site's own function first (decision 218)
+      ir::FunctionPositions cite_in(s.function_start);
       auto ps = ir::Context::current().positions(s.at, f.pos.source);
       if (ps.empty()) ps = ir::Context::current().positions(s.at);
       std::vector<std::string> notes;

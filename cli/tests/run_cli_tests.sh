@@ -427,6 +427,14 @@ for b in interp cpu; do
     "$ADLAB" eval nans.adl --size n=2 --input x=random:1 --backend $b 2>err | tail -1)" = \
     "  result 0: f64[2] = [nan, nan]"
 done
+# An error in the second of two functions that spell `x[i + 1]` alike cites the second (decision 218).
+printf 'func f(x: f64[n]) -> f64 {\n  return sum[i < n] x[i + 1]\n}\nfunc g(x: f64[n]) -> f64 {\n  return 2.0 * sum[i < n] x[i + 1]\n}\n' \
+  >twice.adl
+for b in interp cpu; do
+  ADLAB_CACHE_DIR=$T/cache expect_err "eval cites the running function's occurrence on backend $b" \
+    'twice.adl:5:27: error: index out of range: `i + 1` = 3 is outside [0, 3) in `x[i + 1]` (dimension 0)' \
+    eval twice.adl --func g --size n=3 --input x=random:1 --backend "$b"
+done
 expect_err "grad dualrev on an unknown backend" 'error: unknown backend `gpu` (known: ...' \
   grad prod.adl --strategy dualrev --backend gpu --input x=x3.json --input y=y4.json
 expect_err "grad unknown strategy" 'error: unknown strategy `nope` (known: ...' grad prod.adl --strategy nope

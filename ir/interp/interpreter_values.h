@@ -479,6 +479,7 @@ std::vector<Value<T>> Interpreter<T>::Impl::run(const Function& f, const std::ve
   } restore{source, source, current_fn, current_fn};
   source = f.pos.source;
   current_fn = &f;
+  FunctionPositions cite_in(f.pos);  // errors cite this function's occurrences (decision 218)
   bind_params(f, args);
   for (const auto& s : f.stmts) bind(s.vars, eval(s.value));
   std::vector<V> out;

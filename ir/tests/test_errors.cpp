@@ -128,6 +128,13 @@ TEST_CASE("runtime errors: bounds, empty max, shapes, missing sizes", "[unit]") 
             {dense_f64({3}, {1, 2, 3})}) ==
         "r.adl:2:21: error: index out of range: `i + 1` = 3 is outside [0, 3) in `x[i + 1]` "
         "(dimension 0)");
+  // `x[i + 1]` spelled alike in two functions is one interned node: the error cites the
+  // occurrence in the function that ran, not the first in the file (decision 218).
+  CHECK(run("func f(x: f64[n]) -> f64 {\n  return sum[i < n] x[i + 1]\n}\n"
+            "func g(x: f64[n]) -> f64 {\n  return 2.0 * sum[i < n] x[i + 1]\n}\n",
+            {dense_f64({3}, {1, 2, 3})}) ==
+        "r.adl:5:27: error: index out of range: `i + 1` = 3 is outside [0, 3) in `x[i + 1]` "
+        "(dimension 0)");
   // A strong zero guards the padded access.
   CHECK(run("func f(x: f64[n]) -> f64 {\n  return sum[i < n] [i + 1 < n] * x[i + 1]\n}\n",
             {dense_f64({3}, {1, 2, 3})}) == "no error");
