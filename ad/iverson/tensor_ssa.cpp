@@ -74,6 +74,25 @@ Expr read_ref(const Ref& r, const std::vector<Expr>& idx) {
   return Access::make(r.base, all);
 }
 
+// `M[1][j]` as `M[1, j]`: a read of a partial read, which a substituted lifted `let row = M[1]`
+// leaves and Tensor SSA's normal form does not take (a reviewing helper found the internal
+// error; decision 217).
+class FlattenReads : public Mutator {
+ public:
+  Expr mutate_node(const Access& a, Expr self) override {
+    Expr r = Mutator::mutate_node(a, self);
+    auto* outer = r.as<Access>();
+    auto* inner = outer ? outer->tensor.as<Access>() : nullptr;
+    if (!inner) return r;
+    std::vector<Expr> all = inner->indices;
+    all.insert(all.end(), outer->indices.begin(), outer->indices.end());
+    return Access::make(inner->tensor, all);
+  }
+};
+Expr flatten_reads(Expr e) {
+  return FlattenReads().mutate(e);
+}
+
 // Index expressions and predicates: affine or opaque integer terms of indices and sizes; reads of
 // integer tensors (data-dependent indices) and sparse patterns are outside the language.
 class IndexCheck : public Visitor {
@@ -269,14 +288,19 @@ class Lowerer {
   // The integer operand of f64(...) or f32(...) is a number, a constant of the derivative, not
   // an index: a `let` in it reads the statement the let became (at the binders where it was
   // lifted), and integer data may be read (`f64(q)` after `let q = n - 1` was declined as "an
-  // index computed by a let"; decision 217).
-  Expr lower_int_number(Expr e) {
+  // index computed by a let"; decision 217). Variables are interned by name and type, so a
+  // binder in scope can be the very Var of a lifted `let` of its name: it stays the binder
+  // (a reviewing helper: `sum[j < n] ... f64(j)` read a block's `let j = n + 7`).
+  Expr lower_int_number(Expr e, const Scope& s) {
     SubstMap m;
     for (auto v : free_vars(e))
-      if (auto it = env_.find(v); it != env_.end())
-        m[v] = it->second.prefix.empty() ? it->second.base
-                                         : Access::make(it->second.base, it->second.prefix);
-    return m.empty() ? e : substitute(e, m);
+      if (auto it = env_.find(v); it != env_.end() && !binds(s, v)) m[v] = read_ref(it->second, {});
+    return m.empty() ? e : flatten_reads(substitute(e, m));
+  }
+
+  static bool binds(const Scope& s, Expr v) {
+    return std::any_of(s.binders.begin(), s.binders.end(),
+                       [&](const Binder& b) { return b.var == v; });
   }
 
   Expr lower_pred(Expr p) {
@@ -370,7 +394,7 @@ class Lowerer {
         const bool conversion = p->op == PrimOp::ToF64 || p->op == PrimOp::ToF32;
         for (auto a : p->args)
           args.push_back(is_float(a->type.elem) ? lower(a, s, false)
-                         : conversion           ? lower_int_number(a)
+                         : conversion           ? lower_int_number(a, s)
                                                 : lower_index(a));
         Expr out = Prim::make(p->op, args);
         // a primitive whose derivative reads its own value is named (Tensor SSA), so the
@@ -417,7 +441,8 @@ class Lowerer {
     if (r.dom.is_stored()) unsupported(self, "iteration over stored entries");
     std::vector<Binder> bs;
     for (std::size_t k = 0; k < r.dom.vars.size(); ++k) {
-      const Expr bound = bound_in_env(r.dom.bounds[k], self);
+      Scope bound_scope = s.with_binders(bs);  // the enclosing binders and the earlier ones
+      const Expr bound = bound_in_env(r.dom.bounds[k], self, bound_scope);
       for (const auto& b : s.binders)
         if (is_free_in(b.var, bound)) unsupported(self, "a triangular sum bound");
       for (std::size_t j = 0; j < k; ++j)
@@ -436,10 +461,10 @@ class Lowerer {
   // A sum bound naming a `let` (`let k = n - 1` then `sum[i < k]`) reads the statement the let
   // became: its name was left dangling (an error on a valid program). A let that became a read
   // of a lifted tensor at binders is a bound that varies with them.
-  Expr bound_in_env(Expr bound, Expr sum) {
+  Expr bound_in_env(Expr bound, Expr sum, const Scope& s) {
     SubstMap m;
     for (auto v : free_vars(bound))
-      if (auto it = env_.find(v); it != env_.end()) {
+      if (auto it = env_.find(v); it != env_.end() && !binds(s, v)) {
         if (!it->second.prefix.empty()) unsupported(sum, "a triangular sum bound");
         m[v] = it->second.base;
       }

@@ -2,6 +2,7 @@
 #include "ad/scatter/flatten.h"
 
 #include <algorithm>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -239,9 +240,24 @@ class Flattener {
       case NodeKind::Loop:
         return fold(*e.as<Loop>(), s, e);
       case NodeKind::Let: {
+        // A let's name ends with its body: names are interned, so a later binder of the same
+        // name (`{ let j = n + 7; ... }` then `sum[j < n]`) is the same Var and read the let's
+        // value (an error on a valid program, found by a reviewing helper; decision 219).
         auto& n = *e.as<Let>();
+        std::vector<std::pair<Expr, std::optional<Val>>> outer;
+        for (auto v : n.vars) {
+          auto it = env_.find(v);
+          outer.emplace_back(v, it == env_.end() ? std::nullopt : std::optional<Val>(it->second));
+        }
         bind(n.vars, flat(n.value, s), n.value, s);
-        return flat(n.body, s);
+        Val body = flat(n.body, s);
+        for (auto& [v, before] : outer) {
+          if (before)
+            env_[v] = *before;
+          else
+            env_.erase(v);
+        }
+        return body;
       }
       case NodeKind::Tuple: {
         Val v;
