@@ -12,26 +12,28 @@ std::size_t mix(std::size_t h, std::size_t v) {
   return h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
 }
 thread_local Context* tls_current = nullptr;
-// The start of the function whose occurrences are preferred (FunctionPositions); invalid: none.
-thread_local SourcePos tls_function_start;
+// The start of the function whose occurrences are preferred (FunctionPositions); null: none.
+// A pointer, not a copy: the interpreter opens a scope for every call it runs.
+thread_local const SourcePos* tls_function_start = nullptr;
 
-bool at_or_after(const SourcePos& p, const SourcePos& start) {
-  return p.source == start.source && p.file == start.file &&
-         (p.line > start.line || (p.line == start.line && p.col >= start.col));
-}
 bool before(const SourcePos& a, const SourcePos& b) {
   return a.line < b.line || (a.line == b.line && a.col < b.col);
 }
-// The index in `list` of the occurrence to cite: the earliest at or after the preferred
-// function's start (inside that function when it spells the node), else 0.
-std::size_t preferred(const std::vector<SourcePos>& list) {
-  if (!tls_function_start.valid()) return 0;
-  std::size_t best = list.size();
-  for (std::size_t k = 0; k < list.size(); ++k)
-    if (at_or_after(list[k], tls_function_start) &&
-        (best == list.size() || before(list[k], list[best])))
+// The index in `list` of the occurrence to cite among those of parse `source` (any when 0):
+// inside a FunctionPositions scope the earliest at or after the function's start (in that
+// function when it spells the node), else the first; list.size() when none is of `source`.
+std::size_t cited(const std::vector<SourcePos>& list, std::uint32_t source) {
+  std::size_t first = list.size(), best = list.size();
+  const SourcePos* start = tls_function_start;
+  for (std::size_t k = 0; k < list.size(); ++k) {
+    const SourcePos& p = list[k];
+    if (source != 0 && p.source != source) continue;
+    if (first == list.size()) first = k;
+    if (start && p.source == start->source && p.file == start->file && !before(p, *start) &&
+        (best == list.size() || before(p, list[best])))
       best = k;
-  return best == list.size() ? 0 : best;
+  }
+  return best < list.size() ? best : first;
 }
 }  // namespace
 
@@ -125,8 +127,11 @@ std::vector<SourcePos> Context::positions(Expr e) const {
 }
 
 SourcePos Context::position(Expr e, std::uint32_t source) const {
-  auto ps = positions(e, source);
-  return ps.empty() ? SourcePos{} : ps[0];
+  std::lock_guard lock(mutex_);
+  auto it = positions_.find(e.get());
+  if (it == positions_.end()) return SourcePos{};
+  const std::size_t k = cited(it->second.list, source);
+  return k < it->second.list.size() ? it->second.list[k] : SourcePos{};
 }
 
 SourcePos Context::latest_position(Expr e) const {
@@ -139,9 +144,10 @@ std::vector<SourcePos> Context::positions(Expr e, std::uint32_t source) const {
   std::vector<SourcePos> out;
   for (auto& p : positions(e))
     if (source == 0 || p.source == source) out.push_back(p);
-  // the occurrence in the function being worked on first (decision 218)
-  if (std::size_t k = preferred(out); k > 0)
-    std::rotate(out.begin(), out.begin() + k, out.begin() + k + 1);
+  // the occurrence position() cites first (decision 218)
+  if (std::size_t k = cited(out, 0); k > 0 && k < out.size())
+    std::rotate(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(k),
+                out.begin() + static_cast<std::ptrdiff_t>(k) + 1);
   return out;
 }
 
@@ -179,7 +185,7 @@ std::uint32_t Context::num_vars() const {
 
 FunctionPositions::FunctionPositions(const SourcePos& function_start)
     : previous_(tls_function_start) {
-  tls_function_start = function_start;
+  tls_function_start = &function_start;
 }
 FunctionPositions::~FunctionPositions() {
   tls_function_start = previous_;

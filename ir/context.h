@@ -121,13 +121,14 @@ class ContextScope {
 // interpreter open one for the function they work on.
 class FunctionPositions {
  public:
+  // `function_start` must outlive the scope (a Function's or a Site's own position).
   explicit FunctionPositions(const SourcePos& function_start);
   ~FunctionPositions();
   FunctionPositions(const FunctionPositions&) = delete;
   FunctionPositions& operator=(const FunctionPositions&) = delete;
 
  private:
-  SourcePos previous_;
+  const SourcePos* previous_;
 };
 
 // Records `pos` for `e` in the current context and returns `e` (for builders in parsers).

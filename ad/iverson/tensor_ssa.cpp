@@ -80,13 +80,10 @@ Expr read_ref(const Ref& r, const std::vector<Expr>& idx) {
 class FlattenReads : public Mutator {
  public:
   Expr mutate_node(const Access& a, Expr self) override {
-    Expr r = Mutator::mutate_node(a, self);
+    Expr r = Mutator::mutate_node(a, self);  // the inner read is flat already
     auto* outer = r.as<Access>();
-    auto* inner = outer ? outer->tensor.as<Access>() : nullptr;
-    if (!inner) return r;
-    std::vector<Expr> all = inner->indices;
-    all.insert(all.end(), outer->indices.begin(), outer->indices.end());
-    return Access::make(inner->tensor, all);
+    if (!outer || !outer->tensor.as<Access>()) return r;
+    return read_ref(Ref{outer->tensor, {}}, outer->indices);
   }
 };
 Expr flatten_reads(Expr e) {

@@ -254,18 +254,12 @@ namespace {
 // H v at one second-difference step (ReferenceOptions::step2 = `step2`) over `levels` halvings;
 // `coarser`, when given, gets the estimate of one level fewer (Richardson's error estimate is
 // the difference); `crossed` is set when a stencil point takes another non-smooth decision than
-// x0.
+// x0, whose decisions are `branches0`.
 std::vector<mp50> hvp_at_step(const ir::Function& f, const Prepared& p,
                               const std::vector<double>& v, const ReferenceOptions& o, double step2,
-                              int levels, std::vector<double>* resolution,
+                              int levels, std::uint64_t branches0, std::vector<double>* resolution,
                               std::vector<mp50>* coarser, bool& crossed) {
   const std::size_t n = p.in.size;
-  std::uint64_t branches0 = 0;
-  {
-    Evaluator ev(f, p.base, p.in, o);
-    ev.at(p.x0);
-    branches0 = ev.branches();
-  }
   std::atomic<bool> changed{false};
   // The step along v moves coordinate k by at most its own step: one step for every coordinate,
   // the largest one's, moved a small coordinate across a kink 0.05 away (`a max(b, 0)^2` at
@@ -319,8 +313,8 @@ std::vector<mp50> hvp_at_step(const ir::Function& f, const Prepared& p,
 // where its rounding plus the truncation estimated by the last level's change is smaller, and
 // the stencil crosses no switch.
 void refine_with_larger_step(const ir::Function& f, const Prepared& p, const std::vector<double>& v,
-                             const ReferenceOptions& o, std::vector<mp50>& hv,
-                             std::vector<double>& resolution) {
+                             const ReferenceOptions& o, std::uint64_t branches0,
+                             std::vector<mp50>& hv, std::vector<double>& resolution) {
   double scale = 0, coarsest = 0;
   for (std::size_t j = 0; j < hv.size(); ++j) {
     scale = std::max(scale, std::fabs(ir::math::to_double(hv[j])));
@@ -330,7 +324,8 @@ void refine_with_larger_step(const ir::Function& f, const Prepared& p, const std
   bool crossed = false;
   std::vector<double> res;
   std::vector<mp50> coarser;
-  auto wide = hvp_at_step(f, p, v, o, o.step2 * 1000, o.levels + 1, &res, &coarser, crossed);
+  auto wide =
+      hvp_at_step(f, p, v, o, o.step2 * 1000, o.levels + 1, branches0, &res, &coarser, crossed);
   if (crossed) return;
   for (std::size_t j = 0; j < hv.size(); ++j) {
     const double truncation = std::fabs(ir::math::to_double(wide[j] - coarser[j]));
@@ -359,12 +354,18 @@ std::vector<mp50> reference_hvp(const ir::Function& f, const std::vector<ir::Ten
   // step2 is 1000 times the Jacobian's step, so its stencil can cross a switch the Jacobian's
   // missed (x 1e-10 from a kink; an audit helper, decision 210): then smaller steps, each
   // 1000 times smaller (rounding 1e-50 |f| / h^2 grows), and a crossing at all of them is a kink.
+  std::uint64_t branches0 = 0;  // x0's non-smooth decisions, which every stencil point must take
+  {
+    Evaluator ev(f, p.base, p.in, o);
+    ev.at(p.x0);
+    branches0 = ev.branches();
+  }
   double step2 = o.step2;
   for (int attempt = 0; attempt < kHvpStepAttempts; ++attempt, step2 /= 1000) {
     bool crossed = false;
-    auto hv = hvp_at_step(f, p, v, o, step2, o.levels, resolution, nullptr, crossed);
+    auto hv = hvp_at_step(f, p, v, o, step2, o.levels, branches0, resolution, nullptr, crossed);
     if (crossed) continue;
-    if (resolution && attempt == 0) refine_with_larger_step(f, p, v, o, hv, *resolution);
+    if (resolution && attempt == 0) refine_with_larger_step(f, p, v, o, branches0, hv, *resolution);
     return hv;
   }
   char step[32];

@@ -658,20 +658,20 @@ void check_cell(const EntryContext& ctx, const ad::Strategy& s, const ad::Reques
       if (!hessian.magnitude)
         hessian.magnitude = hessian_magnitudes(ctx.f, ctx.inputs, ref, ctx.reference_options);
       const std::vector<double>& hmag = *hessian.magnitude;
+      const bool by_terms = hmag.size() == n * n;
+      if (!by_terms && !hessian.columns) break;  // the group rule
+      // |H|_jk: the terms' magnitude, else |H_jk| itself
+      auto entry_magnitude = [&](std::size_t j, std::size_t k) {
+        return by_terms ? hmag[j * n + k]
+                        : std::fabs(ir::math::to_double((*hessian.columns)[k][j]));
+      };
       for (auto& e : expectations) {
         e.magnitudes.assign(n, 0.0);
-        for (std::size_t k = 0; k < n; ++k) {
-          if (e.dir[k] == 0) continue;
-          for (std::size_t j = 0; j < n; ++j)
-            e.magnitudes[j] +=
-                std::fabs(e.dir[k]) *
-                (hmag.size() == n * n ? hmag[j * n + k]
-                 : hessian.columns    ? std::fabs(ir::math::to_double((*hessian.columns)[k][j]))
-                                      : 0.0);
-        }
+        for (std::size_t k = 0; k < n; ++k)
+          if (e.dir[k] != 0)
+            for (std::size_t j = 0; j < n; ++j)
+              e.magnitudes[j] += std::fabs(e.dir[k]) * entry_magnitude(j, k);
       }
-      if (hmag.size() != n * n && !hessian.columns)
-        for (auto& e : expectations) e.magnitudes.clear();  // the group rule
       break;
     }
   }
