@@ -236,6 +236,7 @@ std::string hvp_companion_mismatch(const EntryContext& ctx, const ModeRun& run,
     cell.worst_error = g.worst_error;
     cell.got = g.got;
     cell.want = g.want;
+    cell.measured = run.hvp_gradient.size() == ref.jacobian.size();
     cell.where = ref.in.describe(g.worst_index, ctx.inputs) + " (the hvp's gradient)";
     return "the gradient an hvp returns differs from the reference at " + cell.where;
   }
@@ -260,6 +261,7 @@ std::string hvp_companion_mismatch(const EntryContext& ctx, const ModeRun& run,
     cell.worst_error = t.worst_error;
     cell.got = t.got;
     cell.want = t.want;
+    cell.measured = true;
     cell.where = "df (the hvp's tangent of the result)";
     return "the tangent of the result an hvp returns differs from grad . v";
   }
@@ -446,6 +448,7 @@ void judge_run(const EntryContext& ctx, const ad::Request& req, backends::Execut
     cell.where = ref.out.describe(pc.worst_index, ref.results) + " (primal result)";
     cell.got = pc.got;
     cell.want = pc.want;
+    cell.measured = true;
     cell.detail = "the primal result differs from the reference";
     return;
   }
@@ -460,9 +463,6 @@ void judge_run(const EntryContext& ctx, const ad::Request& req, backends::Execut
   Comparison c = compare(run.derivative, e.want, tol.value, groups, ref.primal_scale(),
                          group_floors, tolerances, e.magnitudes, e.resolutions);
   cell.tolerance = c.tolerance;
-  cell.worst_error = c.worst_error;
-  cell.got = c.got;
-  cell.want = c.want;
   if (run.derivative.size() != e.want.size()) {
     cell.status = Status::Fail;
     cell.detail = "the derivative has " + std::to_string(run.derivative.size()) +
@@ -475,6 +475,10 @@ void judge_run(const EntryContext& ctx, const ad::Request& req, backends::Execut
     return;
   }
   cell.status = c.pass ? Status::Pass : Status::Fail;
+  cell.worst_error = c.worst_error;
+  cell.got = c.got;
+  cell.want = c.want;
+  cell.measured = true;
   cell.unresolved += c.unresolved;
   cell.unresolved_error = std::max(cell.unresolved_error, c.unresolved_error);
   if (c.pass && cell.unresolved > 0)

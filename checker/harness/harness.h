@@ -29,6 +29,9 @@ struct Cell {
   double tolerance = 0;
   std::string where;  // the worst entry: "x[3]", "d result 0[1] / d W[2, 0]"
   double got = 0, want = 0;
+  // worst_error, got and want were measured at `where`; a structural FAIL (wrong shapes, an
+  // integer result, a count) has no such numbers and reports them as null / "-"
+  bool measured = false;
   // PASS entries that agree with the reference only within its resolution (decision 205)
   std::size_t unresolved = 0;
   double unresolved_error = 0;  // the largest of their errors without that allowance

@@ -17,8 +17,12 @@ nlohmann::json number(double v) {
 }
 // Whether a cell's error and tolerance were measured: UNSUPPORTED, AT-KINK and ERROR cells
 // compared nothing, and a 0 there would read as a perfect result.
-bool measured(const Cell& c) {
+// A cell's tolerance applies to PASS and FAIL; its error, got and want only when measured.
+bool judged(const Cell& c) {
   return c.status == Status::Pass || c.status == Status::Fail;
+}
+bool measured(const Cell& c) {
+  return judged(c) && c.measured;
 }
 // A cell's status as the table prints it: the self-test's expected AT-KINK marked `*`.
 std::string cell_status(const Cell& c) {
@@ -41,10 +45,10 @@ nlohmann::json to_json(const HarnessResult& r, const HarnessOptions& o) {
                         {"detail", c.detail},
                         {"unresolved", c.unresolved},
                         {"worst_error", measured(c) ? number(c.worst_error) : nullptr},
-                        {"tolerance", measured(c) ? number(c.tolerance) : nullptr},
+                        {"tolerance", judged(c) ? number(c.tolerance) : nullptr},
                         {"where", c.where},
-                        {"got", number(c.got)},
-                        {"want", number(c.want)},
+                        {"got", measured(c) ? number(c.got) : nullptr},
+                        {"want", measured(c) ? number(c.want) : nullptr},
                         {"seconds", c.seconds}};
     if (c.expected_kink) x["expected"] = "AT-KINK";
     if (c.complexity) {
@@ -119,10 +123,13 @@ void print_table(std::ostream& os, const HarnessResult& r) {
        << std::setw(15) << c.backend << std::setw(9) << c.mode << std::setw(12) << status
        << std::right;
     if (measured(c))
-      os << std::scientific << std::setprecision(2) << std::setw(11) << c.worst_error
-         << std::setw(11) << c.tolerance << std::fixed;
+      os << std::scientific << std::setprecision(2) << std::setw(11) << c.worst_error;
     else
-      os << std::setw(11) << "-" << std::setw(11) << "-";
+      os << std::setw(11) << "-";
+    if (judged(c))
+      os << std::scientific << std::setprecision(2) << std::setw(11) << c.tolerance << std::fixed;
+    else
+      os << std::setw(11) << "-";
     if (c.complexity) {
       std::ostringstream ratio;
       ratio << std::fixed << std::setprecision(1) << c.complexity->ratio

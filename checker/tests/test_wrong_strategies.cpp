@@ -598,15 +598,18 @@ const Cell& cell(const HarnessResult& r, const std::string& entry, const std::st
 
 std::string describe(const Cell& c) {
   return c.entry + " " + c.strategy + " " + c.mode + ": " + status_name(c.status) + " " + c.detail +
-         " where=" + c.where + " error=" + std::to_string(c.worst_error) +
-         " tolerance=" + std::to_string(c.tolerance);
+         " where=" + c.where + (c.measured ? " error=" : " (not measured) error=") +
+         std::to_string(c.worst_error) + " tolerance=" + std::to_string(c.tolerance);
 }
 
-// A FAIL whose worst error exceeds its tolerance.
+// A FAIL whose worst error exceeds its tolerance, or a structural one that says what is wrong.
 void check_fails(const Cell& c) {
   INFO(describe(c));
   CHECK(c.status == Status::Fail);
-  CHECK(c.worst_error > c.tolerance);
+  if (c.measured)
+    CHECK(c.worst_error > c.tolerance);
+  else
+    CHECK_FALSE(c.detail.empty());
   CHECK(c.tolerance > 0);
   CHECK(c.tolerance < 1e-10);  // exact strategies: float64 rounding only, no declared floor
 }
@@ -740,6 +743,7 @@ TEST_CASE("a derivative with an entry missing fails with the sizes", "[unit]") {
   const Cell& c = cell(r, "/sinx", "test_truncated");
   check_fails(c);
   CHECK(c.detail == "the derivative has 4 entries, the reference 5");
+  CHECK_FALSE(c.measured);  // no entry's error stands for a missing one
 }
 
 TEST_CASE("a strategy that throws gives ERROR cells and the run goes on", "[unit]") {
@@ -1102,6 +1106,16 @@ TEST_CASE("a Jacobian with an integer result takes both strategies' conventions"
   INFO(describe(c));
   CHECK(c.status == Status::Fail);
   CHECK_THAT(c.detail, Catch::Contains("integer result 1 by x is not a floating block of zeros"));
+  // a structural FAIL measured no error: its JSON says null, not another entry's numbers
+  CHECK_FALSE(c.measured);
+  nlohmann::json j = to_json(r, HarnessOptions{});
+  for (const auto& x : j["cells"])
+    if (x["strategy"] == "test_ires_int_block") {
+      CHECK(x["worst_error"].is_null());
+      CHECK(x["got"].is_null());
+      CHECK(x["want"].is_null());
+      CHECK_FALSE(x["tolerance"].is_null());
+    }
 }
 
 TEST_CASE("a Hessian and a Jacobian zero by cancellation pass with correct strategies", "[unit]") {
