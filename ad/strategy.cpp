@@ -53,6 +53,12 @@ std::vector<std::size_t> wrt_parameters(const ir::Function& f,
   return out;
 }
 
+void check_gradient_result(const ir::Function& f, Mode mode, std::string_view strategy) {
+  if (mode == Mode::Gradient && (f.results.size() != 1 || !f.results[0]->type.is_float_scalar()))
+    throw Unsupported(f.pos,
+                      std::string(strategy) + ": gradient mode needs one floating scalar result");
+}
+
 void check_wrt_names(const ir::Function& f, const std::vector<std::string>& wrt,
                      std::string_view strategy) {
   for (const auto& w : wrt) {
@@ -69,6 +75,15 @@ void check_wrt_names(const ir::Function& f, const std::vector<std::string>& wrt,
 }
 
 namespace {
+// Whether `e` reads a floating value that can vary (a floating variable, a read of floating
+// data, a call); a literal, or arithmetic on integers and literals, cannot carry a derivative.
+bool reads_floating(ir::Expr e) {
+  if (e.as<ir::Call>()) return true;
+  auto kids = ir::children(e);
+  if (kids.empty()) return ir::is_float(e->type.elem) && !e.as<ir::Literal>();
+  return std::any_of(kids.begin(), kids.end(), reads_floating);
+}
+
 void reject_f32_in(const ir::Function& f, std::string_view strategy, std::string_view consequence,
                    std::unordered_set<const ir::Function*>& seen) {
   if (!seen.insert(&f).second) return;
@@ -80,7 +95,10 @@ void reject_f32_in(const ir::Function& f, std::string_view strategy, std::string
     work.pop_back();
     if (!visited.insert(e.get()).second) continue;
     if (auto* p = e.as<ir::Prim>())
-      if (p->op == ir::PrimOp::ToF32 && ir::is_float(p->args[0]->type.elem)) {
+      // f32(1) of a constant rounds no derivative (an audit helper: a loop's f32 start value
+      // was refused; decision 222)
+      if (p->op == ir::PrimOp::ToF32 && ir::is_float(p->args[0]->type.elem) &&
+          reads_floating(p->args[0])) {
         SourcePos at = ir::pos_of(e, f.pos.source);
         throw Unsupported(at.valid() ? at : f.pos, std::string(strategy) + ": `" + ir::expr_str(e) +
                                                        "` rounds a floating value to f32; " +

@@ -107,6 +107,10 @@ std::vector<std::size_t> wrt_parameters(const ir::Function& f, const std::vector
 void check_wrt_names(const ir::Function& f, const std::vector<std::string>& wrt,
                      std::string_view strategy);
 
+// Gradient mode needs one floating scalar result: Unsupported by `strategy` at f's position
+// otherwise (dualrev and sparse found out when running, with no position; decision 222).
+void check_gradient_result(const ir::Function& f, Mode mode, std::string_view strategy);
+
 // The shape of the Jacobian block of `result` by `param` (DESIGN 2.3, decision 74): the result's
 // dimensions then the parameter's, a sparse tensor contributing one dimension of its stored
 // entries.

@@ -66,8 +66,10 @@ ProgramInputs load_program_inputs(const std::string& file, const std::string& fu
     if (std::none_of(f->sizes.begin(), f->sizes.end(),
                      [&](const ir::Expr& v) { return ir::var_name(v) == name; }))
       throw Error("--size " + s + ": `" + f->name + "` has no size `" + name + "`");
+    if (!explicit_sizes.insert(name).second)  // the last one silently won (decision 222)
+      throw Error("--size " + name + " is given twice (" + std::to_string(sizes[name]) + " and " +
+                  text + ")");
     sizes[name] = n;
-    explicit_sizes.insert(name);
   }
   if (!need_inputs) return p;
   std::map<std::string, std::string> given;

@@ -60,7 +60,8 @@ void unify_scalars(Expr& a, Expr& b, const char* op) {
   if (b->flexible && !a->flexible) b = coerce_flexible(b, a->type.elem);
   if (a->type.elem != b->type.elem)
     type_error(std::string("operator ") + op + " mixes " + elem_name(a->type.elem) + " and " +
-               elem_name(b->type.elem) + " (no implicit conversion; use f64(i) or i64(...))");
+               elem_name(b->type.elem) +
+               " (no implicit conversion; use f64(...), f32(...) or i64(...))");
 }
 
 void check_domain(Domain& d, bool allow_stored) {

@@ -424,17 +424,17 @@ ADLAB_DUALREV_INLINE auto tan(const E& x) {
   const double t = std::tan(x.value());
   return detail::scale<true>(t, x, 1 + t * t, 2);
 }
-// d tanh(x) = 1 - tanh(x)^2
+// d tanh(x) = 4 sigmoid(2x) sigmoid(-2x): 1 - tanh(x)^2 saturates (decision 221)
 template <DualExpr E>
 ADLAB_DUALREV_INLINE auto tanh(const E& x) {
-  const double t = std::tanh(x.value());
-  return detail::scale<true>(t, x, 1 - t * t, 2);
+  return detail::scale<true>(std::tanh(x.value()), x, ir::math::tanh_derivative(x.value()), 2);
 }
-// d sigmoid(x) = s (1 - s), with s = 1 / (1 + exp(-x)) computed as ir::math::sigmoid does
+// d sigmoid(x) = sigmoid(x) sigmoid(-x), not s (1 - s), which saturates (decision 221); s as
+// ir::math::sigmoid computes it
 template <DualExpr E>
 ADLAB_DUALREV_INLINE auto sigmoid(const E& x) {
-  const double s = 1 / (1 + std::exp(-x.value()));
-  return detail::scale<true>(s, x, s * (1 - s), 2);
+  return detail::scale<true>(ir::math::sigmoid(x.value()), x,
+                             ir::math::sigmoid_derivative(x.value()), 2);
 }
 // d sqrt(x) = 1 / (2 sqrt(x))
 template <DualExpr E>

@@ -35,6 +35,7 @@ class DualrevStrategy : public Strategy {
                                     " (reverse mode: gradient, vjp, jacobian)");
     dualrev::Variant v = dualrev::parse_variant(r.variant.empty() ? "tape" : r.variant);
     check_wrt_names(*f, r.wrt, "dualrev");
+    check_gradient_result(*f, r.mode, "dualrev");
     reject_f32_rounding(*f, "dualrev", "Interpreter<Dual> would drop its derivative");
     Derivative d;
     d.notes = std::string(

@@ -181,9 +181,7 @@ class FwdvecStrategy : public Strategy {
   // gradient, jacobian, vjp: one-hot seeds in blocks of k directions.
   FunctionPtr jacobian(const Function& f, const std::vector<Expr>& wrt, const Request& r,
                        bool naive, fwdvec::TangentOptions opt, std::string& notes) const {
-    if (r.mode == Mode::Gradient &&
-        (f.results.size() != 1 || !f.results[0]->type.is_float_scalar()))
-      throw Unsupported(f.pos, "fwdvec: gradient mode needs one floating scalar result");
+    check_gradient_result(f, r.mode, "fwdvec");
     auto out = signature_of(f, mode_name(r.mode));
     std::vector<Expr> offsets;
     Expr total = ilit(0);

@@ -5,6 +5,7 @@
 #include "ad/fwdvec/licm.h"
 #include "ad/fwdvec/one_hot_sum.h"
 #include "ad/pow_partials.h"
+#include "ad/saturating_partials.h"
 #include "ad/strategy.h"
 #include "ir/context.h"
 #include "ir/visitor.h"
@@ -254,7 +255,6 @@ Expr Tangents::lane_prim(Expr e) {
   auto one = [&] { return f_lit(1, el); };
   auto mk = [](PrimOp op, Expr a) { return Prim::make(op, {a}); };
   auto mul = [](Expr a, Expr b) { return Binary::make(BinaryOp::Mul, a, b); };
-  auto sub = [](Expr a, Expr b) { return Binary::make(BinaryOp::Sub, a, b); };
   auto add = [](Expr a, Expr b) { return Binary::make(BinaryOp::Add, a, b); };
   Expr a = p->args[0];
   switch (p->op) {
@@ -302,10 +302,10 @@ Expr Tangents::lane_prim(Expr e) {
       return t_neg(t_scale(la, mk(PrimOp::Sin, a)));
     case PrimOp::Tan:  // D-Tan
       return t_div(la, mul(mk(PrimOp::Cos, a), mk(PrimOp::Cos, a)));
-    case PrimOp::Tanh:
-      return t_scale(la, sub(one(), mul(e, e)));
-    case PrimOp::Sigmoid:
-      return t_scale(la, mul(e, sub(one(), e)));
+    case PrimOp::Tanh:  // 4 s(2a) s(-2a), not 1 - tanh^2 (saturating_partials.h)
+      return t_scale(la, tanh_partial(a));
+    case PrimOp::Sigmoid:  // s(a) s(-a), not s (1 - s)
+      return t_scale(la, sigmoid_partial(a, e));
     case PrimOp::Sqrt:  // digest 001 3.1 [impl]: E[sqrt e] = E[e] / (2 sqrt P[e])
       return t_div(la, mul(f_lit(2, el), e));
     case PrimOp::Abs:

@@ -3,6 +3,7 @@
 
 #include "ad/iverson/terms.h"
 #include "ad/pow_partials.h"
+#include "ad/saturating_partials.h"
 #include "ad/strategy.h"
 #include "ir/builder.h"
 #include "ir/context.h"
@@ -41,10 +42,10 @@ Expr scalar_partial(Expr prim_node, std::size_t k, Expr g, Expr e) {
       return neg(mul(g, prim(PrimOp::Sin, a)));
     case PrimOp::Tan:  // 1 + tan^2
       return mul(g, add(num(1, a), mul(e, e)));
-    case PrimOp::Tanh:  // 1 - tanh^2
-      return mul(g, sub(num(1, a), mul(e, e)));
-    case PrimOp::Sigmoid:  // s (1 - s)
-      return mul(g, mul(e, sub(num(1, a), e)));
+    case PrimOp::Tanh:  // 4 s(2a) s(-2a), not 1 - tanh^2 (saturating_partials.h)
+      return mul(g, tanh_partial(a));
+    case PrimOp::Sigmoid:  // s(a) s(-a), not s (1 - s)
+      return mul(g, sigmoid_partial(a, e));
     case PrimOp::Sqrt:  // 1 / (2 sqrt a)
       return div(g, mul(num(2, a), e));
     case PrimOp::Abs:  // sign a (the kink at 0 takes the right derivative)

@@ -2,6 +2,7 @@
 #include "ad/scatter/scalar_adjoint.h"
 
 #include "ad/pow_partials.h"
+#include "ad/saturating_partials.h"
 #include "ad/scatter/kernel.h"
 #include "ad/strategy.h"
 #include "ir/builder.h"
@@ -22,9 +23,6 @@ namespace {
 
 Expr add(Expr a, Expr b) {
   return Binary::make(BinaryOp::Add, a, b);
-}
-Expr sub(Expr a, Expr b) {
-  return Binary::make(BinaryOp::Sub, a, b);
 }
 Expr div(Expr a, Expr b) {
   return Binary::make(BinaryOp::Div, a, b);
@@ -141,10 +139,10 @@ class Adjoint {
         return back(x, neg(mul(g, prim(PrimOp::Sin, x))), guard);
       case PrimOp::Tan:  // tan' = 1 + tan^2
         return back(x, mul(g, add(lit(1, t), mul(e, e))), guard);
-      case PrimOp::Tanh:  // tanh' = 1 - tanh^2
-        return back(x, mul(g, sub(lit(1, t), mul(e, e))), guard);
-      case PrimOp::Sigmoid:  // s' = s (1 - s)
-        return back(x, mul(g, mul(e, sub(lit(1, t), e))), guard);
+      case PrimOp::Tanh:  // tanh' = 4 s(2x) s(-2x), not 1 - tanh^2 (saturating_partials.h)
+        return back(x, mul(g, tanh_partial(x)), guard);
+      case PrimOp::Sigmoid:  // s' = s(x) s(-x), not s (1 - s)
+        return back(x, mul(g, sigmoid_partial(x, e)), guard);
       case PrimOp::Sqrt:  // sqrt' = 1 / (2 sqrt x)
         return back(x, div(g, mul(lit(2, t), e)), guard);
       case PrimOp::Abs:  // abs' = sign, +1 at 0 (digest 9.2 fold_3)

@@ -83,8 +83,7 @@ class ScatterStrategy : public Strategy {
     std::vector<Expr> extra;
 
     if (r.mode == Mode::Gradient) {
-      if (f.results.size() != 1 || !f.results[0]->type.is_float_scalar())
-        throw Unsupported(f.pos, "scatter: gradient mode needs one floating scalar result");
+      check_gradient_result(f, r.mode, "scatter");
       Dual d(flat, wrt, names);
       d.seed(flat.results[0], Literal::make(1, f.results[0]->type.elem));
       extra = d.run(out->stmts);

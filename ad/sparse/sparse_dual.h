@@ -226,13 +226,13 @@ inline SparseDual tan(const SparseDual& x) {
   const double t = std::tan(x.value());
   return SparseDual::chain(t, x, 1 + t * t);
 }
+// tanh' and sigmoid' from x, not 1 - t^2 and s (1 - s), which saturate (decision 221)
 inline SparseDual tanh(const SparseDual& x) {
-  const double t = std::tanh(x.value());
-  return SparseDual::chain(t, x, 1 - t * t);
+  return SparseDual::chain(std::tanh(x.value()), x, ir::math::tanh_derivative(x.value()));
 }
 inline SparseDual sigmoid(const SparseDual& x) {
-  const double s = 1 / (1 + std::exp(-x.value()));
-  return SparseDual::chain(s, x, s * (1 - s));
+  return SparseDual::chain(ir::math::sigmoid(x.value()), x,
+                           ir::math::sigmoid_derivative(x.value()));
 }
 inline SparseDual sqrt(const SparseDual& x) {
   const double r = std::sqrt(x.value());

@@ -39,6 +39,7 @@ class SparseStrategy : public Strategy {
     else
       throw Error(f->pos, "sparse has no variant `" + r.variant + "` (dense, coo)");
     check_wrt_names(*f, r.wrt, "sparse");
+    check_gradient_result(*f, r.mode, "sparse");
     reject_f32_rounding(*f, "sparse", "its tangent would be dropped");
     Derivative d;
     d.notes =

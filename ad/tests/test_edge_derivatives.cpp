@@ -589,3 +589,75 @@ TEST_CASE("a value lifted out of an empty sum into a gen does not give the gen a
                     ir::dense_f64({3}, {0, 0, 0})}) == std::vector<double>{1, 2, 10, 0, 0, 0});
   }
 }
+
+TEST_CASE("tanh and sigmoid keep their derivative where they saturate (every strategy)", "[unit]") {
+  // 1 - tanh(x)^2 and s (1 - s) are mostly the rounding of the value once it is within 1e-13 of
+  // 1: every strategy gave tanh'(15) 1.7e-4 off and sigmoid'(30) 1e-3 off (an audit helper,
+  // /work/stage/audit20_diff/tanh; decision 221). Values by mpmath at 40 digits.
+  const std::vector<double> x = {15, -15, 30, -30, 0.5, -3};
+  const std::vector<double> tanh_d = {3.7430491875353693211e-13, 3.7430491875353693211e-13,
+                                      3.5026043050786081354e-26, 3.5026043050786081354e-26,
+                                      0.78644773296592741015,    0.0098660371654401912732};
+  const std::vector<double> sigmoid_d = {3.0590213334945228709e-7,  3.0590213334945228709e-7,
+                                         9.3576229688384233028e-14, 9.3576229688384233028e-14,
+                                         0.23500371220159448907,    0.045176659730912132649};
+  for (const char* s : {"iverson", "scatter", "fwdvec", "dualrev", "sparse"}) {
+    INFO(s);
+    auto gt = gradient(s, "func f(x: f64[n]) -> f64 { return sum[i < n] tanh(x[i]) }",
+                       {ir::dense_f64({6}, x)});
+    auto gs = gradient(s, "func f(x: f64[n]) -> f64 { return sum[i < n] sigmoid(x[i]) }",
+                       {ir::dense_f64({6}, x)});
+    REQUIRE(gt.size() == 6);
+    REQUIRE(gs.size() == 6);
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      INFO("x = " << x[i]);
+      CHECK(gt[i] == Approx(tanh_d[i]).epsilon(1e-14).margin(0));
+      CHECK(gs[i] == Approx(sigmoid_d[i]).epsilon(1e-14).margin(0));
+    }
+  }
+}
+
+TEST_CASE("f32 of a constant rounds no derivative: every strategy and the checker take it",
+          "[unit]") {
+  // A loop's f32 start value had to be written f32(1), which the checker's reference, dualrev
+  // and sparse refused as a rounding of a floating value (an audit helper; decision 222).
+  const std::string prod =
+      "func f(x: f32[n]) -> f32 { return loop[t < n] (s = f32(1)) { next s * x[t] } }";
+  ir::Tensor x = ir::dense_f64({2}, {2, 3});
+  x.elem = ir::ElemType::F32;
+  for (const char* s : {"scatter", "fwdvec", "dualrev", "sparse"}) {
+    INFO(s);
+    CHECK(gradient(s, prod, {x}) == std::vector<double>{3, 2});
+  }
+  ir::Module m = ir::parse_module(prod, "edge.adl");
+  CHECK_NOTHROW(reject_f32_rounding(*m.functions.back(), "the checker's reference", "-"));
+  // a value that can vary is still refused: f32(x) of f64 data, and of i64 data times a float
+  for (const char* varying : {"func g(x: f64[n]) -> f32 { return f32(x[0]) }",
+                              "func g(k: i64[n], y: f64) -> f32 { return f32(f64(k[0]) * y) }"}) {
+    INFO(varying);
+    ir::Module v = ir::parse_module(varying, "edge.adl");
+    CHECK_THROWS_AS(reject_f32_rounding(*v.functions.back(), "dualrev", "-"), Unsupported);
+  }
+  // integer data alone carries no derivative
+  ir::Module k = ir::parse_module("func g(k: i64[n]) -> f32 { return f32(f64(k[0]) * 0.5) }");
+  CHECK_NOTHROW(reject_f32_rounding(*k.functions.back(), "dualrev", "-"));
+}
+
+TEST_CASE("gradient mode of a function with several results is declined at its position",
+          "[unit]") {
+  // dualrev and sparse found out while running, with no position (decision 222)
+  ir::Module m = ir::parse_module(
+      "func f(x: f64[n]) -> (f64, f64[n]) {\n  return (x[0], gen[i < n] x[i])\n}", "tup.adl");
+  for (const char* s : {"iverson", "scatter", "fwdvec", "dualrev", "sparse"}) {
+    INFO(s);
+    try {
+      StrategyRegistry::instance().find(s)->differentiate(m.functions.back(),
+                                                          Request{{}, Mode::Gradient, ""});
+      FAIL("expected Unsupported");
+    } catch (const Unsupported& e) {
+      CHECK(e.pos().file == "tup.adl");
+      CHECK(e.pos().line == 1);
+      CHECK_THAT(e.what(), Catch::Contains("gradient mode needs one floating scalar result"));
+    }
+  }
+}

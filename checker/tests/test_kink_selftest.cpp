@@ -85,7 +85,7 @@ TEST_CASE("manifest `expect` and `fd` are validated with the entry named", "[uni
   auto write = [&](const std::string& extra) {
     std::ofstream(dir / "manifest.json")
         << R"({"suite": "t", "entries": [{"name": "e", "program": "p.adl", "function": "f",
-              "sizes": {"small": {}}, )"
+              "sizes": {"small": {}}, "inputs": {}, )"
         << extra << "}]}";
     return (dir / "manifest.json").string();
   };

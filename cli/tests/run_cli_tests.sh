@@ -258,7 +258,7 @@ expect_err "check with one entry id in two manifests" \
 mkdir -p bad_manifest
 cp good/dot.adl bad_manifest/dot.adl
 bad_entry() {
-  printf '{"suite": "t", "entries": [{"name": "dot", "program": "dot.adl", "function": "dot", "sizes": {"small": {"n": 3}}, %s}]}\n' "$1" >bad_manifest/manifest.json
+  printf '{"suite": "t", "entries": [{"name": "dot", "program": "dot.adl", "function": "dot", "sizes": {"small": {"n": 3}}, "inputs": {"x": {"dist": "normal"}, "y": {"dist": "normal"}}, %s}]}\n' "$1" >bad_manifest/manifest.json
 }
 bad_entry '"modes": ["hvp"], "cost_bound": 3'
 expect_err "a cost bound no mode measures" \
@@ -281,7 +281,7 @@ check "grad --input random beside a manifest is repeatable" test "$r5" == "$r5b"
 # a message quoting a byte that is not UTF-8: the table is printed and the JSON written
 mkdir -p latin1
 printf 'func dot(x: f64[n]) -> f64 {\n  return \xe9\n}\n' >latin1/dot.adl
-printf '{"suite": "t", "entries": [{"name": "dot", "program": "dot.adl", "function": "dot", "sizes": {"small": {"n": 3}}}]}\n' >latin1/manifest.json
+printf '{"suite": "t", "entries": [{"name": "dot", "program": "dot.adl", "function": "dot", "sizes": {"small": {"n": 3}}, "inputs": {"x": {"dist": "normal"}, "y": {"dist": "normal"}}}]}\n' >latin1/manifest.json
 "$ADLAB" check latin1 --strategy fd --json latin1.json >out 2>err
 check "check with a non-UTF-8 message exits 1" test $? -eq 1
 check "check with a non-UTF-8 message prints the table" grep -qE '^t/dot +fd .*ERROR' out
@@ -364,6 +364,7 @@ expect_err "bad --size" 'error: --size n=abc: not an integer' eval dot.adl --inp
 expect_err "negative --size" 'error: --size n=-3: a size is non-negative' eval dot.adl --input x=random --input y=random --size n=-3
 expect_err "--size with trailing text" 'error: --size n=4abc: not an integer' eval dot.adl --input x=random --input y=random --size n=4abc
 expect_err "--size in float notation" 'error: --size n=1e3: not an integer' eval dot.adl --input x=random --input y=random --size n=1e3
+expect_err "--size given twice" 'error: --size n is given twice (3 and 4)' eval dot.adl --input x=random --input y=random --size n=3 --size n=4
 expect_err "--size of no size" 'error: --size m=3: `dot` has no size `m`' eval dot.adl --input x=random --input y=random --size n=3 --size m=3
 expect_err "--size against a file" 'error: --size n=10 but input `x` (x.json) has n = 3' eval dot.adl --input x=x.json --input y=y.json --size n=10
 if [[ -w /dev/full ]]; then

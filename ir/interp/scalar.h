@@ -129,6 +129,19 @@ template <class T>
 T sigmoid(const T& x) {
   return T(1) / (T(1) + exp(T(-x)));
 }
+// sigmoid'(x) = sigmoid(x) sigmoid(-x), not s (1 - s): near saturation 1 - s is mostly the
+// rounding of s (an audit helper: 1e-3 off at x = 30; decision 221). ad/saturating_partials.h
+// emits the same formula as IR.
+template <class T>
+T sigmoid_derivative(const T& x) {
+  return sigmoid(x) * sigmoid(T(-x));
+}
+// tanh'(x) = 1 - tanh(x)^2 = (1 - t)(1 + t) = 4 sigmoid(2x) sigmoid(-2x), each factor without
+// cancellation (1 - tanh(15)^2 was 1.7e-4 off; decision 221).
+template <class T>
+T tanh_derivative(const T& x) {
+  return T(4) * sigmoid_derivative(T(T(2) * x));
+}
 template <class T>
 bool is_finite(const T& x) {
   using std::isfinite;

@@ -296,8 +296,12 @@ std::vector<Tensor> entry_inputs(const Function& f, const SuiteEntry& e,
   std::vector<Tensor> in;
   for (std::size_t k = 0; k < f.params.size(); ++k) {
     const std::string& name = var_name(f.params[k]);
-    nlohmann::json spec = e.inputs.contains(name) ? e.inputs[name] : default_spec(f, k);
-    in.push_back(generate_input(f, k, spec, sizes, e.seed + k, e.dir));
+    // docs/suites.md: one generator per parameter (a missing one was a silent normal(0, 1);
+    // decision 222)
+    if (!e.inputs.contains(name))
+      throw Error(e.id() + ": inputs." + name + " is missing (every parameter of `" + f.name +
+                  "` needs a generator)");
+    in.push_back(generate_input(f, k, e.inputs[name], sizes, e.seed + k, e.dir));
   }
   check_constraints(f, e, in, sizes);
   return in;

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "ir/error.h"
+#include "ir/tensor/json_file.h"
 
 namespace adlab::ir {
 
@@ -46,14 +47,9 @@ std::string required_string(const nlohmann::json& j, const char* key, const std:
 }  // namespace
 
 Suite load_manifest(const std::string& path, const std::string& suite_root) {
-  std::ifstream in(path);
-  if (!in) throw Error("cannot open manifest `" + path + "`");
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw Error(SourcePos{path, 1, 1}, std::string("malformed JSON: ") + e.what());
-  }
+  if (!std::ifstream(path)) throw Error("cannot open manifest `" + path + "`");
+  // positions of syntax errors; nesting bounded before the copies below (decision 222)
+  nlohmann::json j = read_json_file(path);
   if (!j.is_object())
     throw Error(SourcePos{path, 1, 1}, "a manifest is a JSON object with an `entries` array");
   try {
@@ -127,7 +123,8 @@ SuiteEntry entry_from_json(const nlohmann::json& e, const Suite& s, const fs::pa
       x.sizes[set][n] = v.get<std::int64_t>();
     }
   }
-  if (e.contains("inputs")) x.inputs = e["inputs"];
+  if (!e.contains("inputs")) throw Error(where + ": missing object field `inputs`");
+  x.inputs = e["inputs"];
   if (!x.inputs.is_object()) throw Error(where + ": `inputs` must be an object");
   if (e.contains("seed") &&
       !(e["seed"].is_number_unsigned() ||

@@ -2,6 +2,9 @@
 #include "ir/syntax/lexer.h"
 
 #include <cctype>
+#include <cstdint>
+#include <cstdio>
+#include <string>
 
 namespace adlab::ir {
 
@@ -15,6 +18,30 @@ bool continues_line(const Token& t) {
   for (auto* o : ops)
     if (t.text == o) return true;
   return false;
+}
+
+// The character at src[i] for an error message, always printable ASCII: a control byte or a
+// stray byte as 0xNN, a UTF-8 sequence as its code point (a raw byte made the message invalid
+// UTF-8, and a NUL cut it short; decision 222).
+std::string describe_char(std::string_view src, std::size_t i) {
+  const auto c = static_cast<unsigned char>(src[i]);
+  if (c > 0x20 && c < 0x7f) return "`" + std::string(1, static_cast<char>(c)) + "`";
+  char buf[48];
+  const int len = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
+  std::uint32_t cp = len == 4 ? c & 0x07u : len == 3 ? c & 0x0fu : c & 0x1fu;
+  bool utf8 = len > 1 && i + static_cast<std::size_t>(len) <= src.size();
+  for (int k = 1; utf8 && k < len; ++k) {
+    const auto b = static_cast<unsigned char>(src[i + static_cast<std::size_t>(k)]);
+    utf8 = (b & 0xc0u) == 0x80u;
+    cp = (cp << 6) | (b & 0x3fu);
+  }
+  if (!utf8) {
+    std::snprintf(buf, sizeof buf, "byte 0x%02X", static_cast<unsigned>(c));
+    return buf;
+  }
+  std::snprintf(buf, sizeof buf, "U+%04X%s", static_cast<unsigned>(cp),
+                cp == 0xfeff ? " (a byte order mark)" : "");
+  return buf;
 }
 }  // namespace
 
@@ -115,7 +142,7 @@ std::vector<Token> lex(std::string_view src, const std::string& file, std::uint3
     if (matched) continue;
     static const std::string one = "()[]{},:;.@+-*/%<>=!";
     if (one.find(c) == std::string::npos)
-      throw Error(p, std::string("unexpected character `") + c + "`");
+      throw Error(p, "unexpected character " + describe_char(src, i));
     if (c == '(' || c == '[' || c == '{') nesting.push_back(c);
     if ((c == ')' || c == ']' || c == '}') && !nesting.empty()) nesting.pop_back();
     push(Tok::Punct, std::string(1, c), p);

@@ -7,9 +7,11 @@
 #include <set>
 #include <string_view>
 #include <utility>
+#include "ir/tensor/json_file.h"
 
 #include "ir/error.h"
 #include "ir/tensor/file_bytes.h"
+#include "ir/tensor/json_file.h"
 #include "ir/tensor/tensor_ops.h"
 
 namespace adlab::ir {
@@ -224,14 +226,6 @@ json dense_to_json(const Tensor& t, std::size_t depth, std::size_t& next) {
   return a;
 }
 
-// "[json.exception.parse_error.101] parse error at line 1, column 4: syntax error ..." -> the
-// part after the position.
-std::string parse_error_detail(const std::string& what) {
-  auto at = what.find("parse error");
-  auto colon = what.find(": ", at == std::string::npos ? 0 : at);
-  return colon == std::string::npos ? what : what.substr(colon + 2);
-}
-
 }  // namespace
 
 Tensor tensor_from_json(const json& j, ElemType want, std::optional<Storage> want_storage,
@@ -273,27 +267,7 @@ json tensor_to_json(const Tensor& t) {
 
 Tensor read_json_tensor(const std::string& path, ElemType want,
                         std::optional<Storage> want_storage) {
-  const std::string text = read_file_bytes(path);
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::parse_error& e) {
-    // e.byte is the 1-based offset of the last character read; find its line and column.
-    const std::size_t end = std::min<std::size_t>(e.byte, text.size());
-    SourcePos pos{path, 1, 1};
-    for (std::size_t k = 0; k + 1 < end; ++k) {
-      if (text[k] == '\n') {
-        ++pos.line;
-        pos.col = 1;
-      } else {
-        ++pos.col;
-      }
-    }
-    throw Error(pos, "malformed JSON: " + parse_error_detail(e.what()));
-  } catch (const json::exception& e) {  // a number past double's range (`1e400`)
-    throw Error(SourcePos{path}, std::string("unreadable JSON: ") + e.what());
-  }
-  return tensor_from_json(j, want, want_storage, path);
+  return tensor_from_json(read_json_file(path), want, want_storage, path);
 }
 
 void write_json_tensor(const std::string& path, const Tensor& t) {

@@ -5,6 +5,7 @@ set(ADLAB_TENSOR_SOURCES
     tensor/eigen_sparse.cpp
     tensor/file_bytes.cpp
     tensor/json_io.cpp
+    tensor/json_file.cpp
     tensor/npy_io.cpp
     tensor/matrix_market.cpp
     tensor/random.cpp

@@ -28,6 +28,16 @@ std::string error_of(const std::string& src) {
 TEST_CASE("lexical and syntax errors name file:line:col and what was expected", "[unit]") {
   CHECK(error_of("func f(x: f64) -> f64 {\n  return x $ 2\n}\n") ==
         "t.adl:2:12: error: unexpected character `$`");
+  // A raw byte in the message cut it at a NUL or made it invalid UTF-8 (decision 222).
+  CHECK(error_of(std::string("func f(x: f64) -> f64 {\n  return x ") + '\0' + " 2\n}\n") ==
+        "t.adl:2:12: error: unexpected character byte 0x00");
+  CHECK(error_of("func f(caf\xc3\xa9: f64) -> f64 {\n  return 1\n}\n") ==
+        "t.adl:1:11: error: unexpected character U+00E9");
+  CHECK(error_of("\xef\xbb\xbf"
+                 "func f(x: f64) -> f64 {\n  return x\n}\n") ==
+        "t.adl:1:1: error: unexpected character U+FEFF (a byte order mark)");
+  CHECK(error_of("func f(x: f64) -> f64 {\n  return x \xff\n}\n") ==
+        "t.adl:2:12: error: unexpected character byte 0xFF");
   CHECK(error_of("func f(x: f64) -> f64 {\n  return x +\n}\n") ==
         "t.adl:3:1: error: expected an expression, found `}`");
   CHECK(error_of("func f(x: f64) f64 {\n  return x\n}\n") ==
@@ -68,8 +78,8 @@ TEST_CASE("name errors: unknown names, shadowing, functions defined later", "[un
 
 TEST_CASE("type and shape errors", "[unit]") {
   CHECK(error_of("func f(x: f64[n], i: i64) -> f64 {\n  return x[i] + i\n}\n") ==
-        "t.adl:2:10: error: operator + mixes f64 and i64 (no implicit conversion; use f64(i) or "
-        "i64(...))");
+        "t.adl:2:10: error: operator + mixes f64 and i64 (no implicit conversion; use f64(...), "
+        "f32(...) or i64(...))");
   CHECK(error_of("func f(A: f64[n, m]) -> f64 {\n  return A[0, 1, 2]\n}\n") ==
         "t.adl:2:10: error: `A` of type f64[n, m] has rank 2 but is indexed with 3 indices");
   CHECK(error_of("func f(x: f64[n], y: f64[m]) -> f64[n] {\n  return select(true, x, y)\n}\n") ==

@@ -109,7 +109,31 @@ TEST_CASE("malformed manifests are errors naming the file, never raw JSON-librar
   CHECK_THAT(error_for(R"({"entries": [{"name": "e", "program": "p.adl", "function": "f", )"
                        R"("sizes": {"smal": {}}}]})"),
              Catch::Contains("`sizes.smal` is not a size set"));
+  // decision 222 (an audit helper): a syntax error's own line and column (it was 1:1), a value
+  // nested 200,000 deep (a stack overflow), and an entry without `inputs` (a silent normal(0, 1))
+  CHECK_THAT(error_for("{\"entries\": [\n  {\"name\": }]}"),
+             Catch::Contains("manifest.json:2:12: error: malformed JSON"));
+  CHECK_THAT(error_for(R"({"entries": [{"name": "e", "inputs": {"x": {"value": )" +
+                       std::string(200000, '[') + "1" + std::string(200000, ']') + "}}}]}"),
+             Catch::Contains("JSON nested more than 256 deep"));
+  CHECK_THAT(error_for(R"({"entries": [{"name": "e", "program": "p.adl", "function": "f", )"
+                       R"("sizes": {"small": {}}}]})"),
+             Catch::Contains("entry `e`") && Catch::Contains("missing object field `inputs`"));
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("every parameter of a suite entry needs a generator (docs/suites.md)", "[unit]") {
+  // A parameter missing from `inputs` was drawn from normal(0, 1) without a word (decision 222).
+  Module m = parse_module("func f(x: f64[n], y: f64) -> f64 { return sum[i < n] x[i] * y }");
+  SuiteEntry e;
+  e.suite = "s";
+  e.name = "e";
+  e.sizes["small"] = {{"n", 3}};
+  e.inputs = nlohmann::json::parse(R"({"x": {"dist": "normal"}})");
+  CHECK_THROWS_WITH(entry_inputs(*m.functions.at(0), e, "small"),
+                    Catch::Contains("inputs.y is missing"));
+  e.inputs["y"] = nlohmann::json::parse(R"({"value": 2})");
+  CHECK(entry_inputs(*m.functions.at(0), e, "small").size() == 2);
 }
 
 TEST_CASE(

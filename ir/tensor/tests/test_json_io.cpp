@@ -9,6 +9,7 @@
 #include <random>
 
 #include "ir/tensor/file_bytes.h"
+#include "ir/tensor/json_file.h"
 #include "ir/tensor/tensor_ops.h"
 #include "ir/tensor/tests/check_error.h"
 #include "ir/tensor/tests/temp_file.h"
@@ -138,6 +139,27 @@ TEST_CASE("malformed json files report the line and column", "[unit]") {
   }
   CHECK_ERROR(read_json_tensor(file.path() + ".missing"),
               file.path() + ".missing: error: cannot open file: No such file or directory");
+}
+
+TEST_CASE("json nested past the limit is an error at the bracket, not a stack overflow", "[unit]") {
+  // An audit helper's manifest value nested 200,000 deep crashed `adlab check` (SIGSEGV in
+  // nlohmann::json's recursive copy; decision 222). The depth is checked before parsing.
+  TempFile file(".json");
+  const int depth = 200000;
+  write_file_bytes(file.path(), "\n" + std::string(depth, '[') + "1" + std::string(depth, ']'));
+  try {
+    read_json_tensor(file.path());
+    FAIL("expected an error");
+  } catch (const Error& e) {
+    CHECK(e.pos().line == 2);
+    CHECK(e.pos().col == kMaxJsonNesting + 1);  // the first bracket past the limit
+    CHECK_THAT(e.what(), Catch::Contains("JSON nested more than 256 deep"));
+  }
+  // brackets inside strings do not count; the limit itself is accepted
+  CHECK(parse_json_text("[\"" + std::string(1000, '[') + "\"]", "s.json").size() == 1);
+  CHECK(parse_json_text(std::string(kMaxJsonNesting, '[') + std::string(kMaxJsonNesting, ']'),
+                        "s.json")
+            .is_array());
 }
 
 TEST_CASE("json sparse objects round trip and convert storage", "[unit]") {
