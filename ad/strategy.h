@@ -29,7 +29,8 @@ struct Request {
   Mode mode = Mode::Gradient;
   std::string variant;  // "" = the strategy's default (`dualrev/naive` -> "naive")
   // Tangents carried per scalar by vector forward mode (`fwdvec --width k`); 0: the strategy's
-  // default. Strategies without a width ignore it.
+  // default. Only a strategy whose capabilities say `width` takes one (`adlab grad --width`
+  // for another is an error).
   std::size_t width = 0;
 };
 
@@ -41,6 +42,7 @@ struct Capabilities {
   bool parallel = false;              // parallel evaluation of gen/sum
   bool emits_ir = false;              // derivatives are ir::Functions (source transformation)
   bool reverse = false;               // reverse mode: its cheap-gradient ratio is measured
+  bool width = false;                 // takes Request::width (tangents per scalar)
   // Claims the manifests' cheap-gradient bound (`cost_bound`, paper 000 Thm 6.35): a ratio over it
   // FAILs the cell. A reverse strategy that does not claim it has the excess reported, not failed.
   bool cheap_gradient = false;

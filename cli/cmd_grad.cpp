@@ -105,6 +105,9 @@ int run(const GradArgs& a) {
   req.mode = ad::parse_mode(a.mode);
   req.variant = variant;
   req.width = a.width;
+  if (a.width != 0 && !strategy->capabilities().width)  // it was ignored silently
+    throw Error("--width: strategy `" + std::string(strategy->name()) +
+                "` carries no tangent width (fwdvec does)");
   if (!strategy->capabilities().supports(req.mode))
     throw Error("strategy `" + std::string(strategy->name()) + "` has no " + a.mode + " mode");
 

@@ -111,6 +111,7 @@ class FwdvecStrategy : public Strategy {
     c.modes = {Mode::Gradient, Mode::Jvp, Mode::Jacobian, Mode::Vjp, Mode::Hvp};
     c.variants = {"opt", "naive"};
     c.loops = true;
+    c.width = true;
     c.emits_ir = true;
     return c;
   }

@@ -442,6 +442,10 @@ expect_err "grad unknown strategy" 'error: unknown strategy `nope` (known: ...' 
 expect_err "grad unknown mode" 'error: unknown mode `sideways` (gradient, vjp, jvp, jacobian, hvp)' \
   grad prod.adl --strategy fd --mode sideways
 expect_err "grad mode the strategy lacks" 'error: strategy `fd` has no hvp mode' grad prod.adl --strategy fd --mode hvp
+w1=$("$ADLAB" grad prod.adl --strategy fwdvec --input x=x3.json --input y=y4.json 2>err)
+w2=$("$ADLAB" grad prod.adl --strategy fwdvec --width 2 --input x=x3.json --input y=y4.json 2>err)
+check "grad fwdvec --width 2 gives the full width's gradient" test -n "$w1" -a "$w1" = "$w2"
+expect_err "grad --width for a strategy without one" 'error: --width: strategy `iverson` carries no tangent width (fwdvec does)' grad prod.adl --strategy iverson --width 2
 expect_err "grad emit of an engine" 'error: strategy `fd` builds an executable engine, not a program: there is nothing to emit' \
   grad prod.adl --strategy fd --emit
 expect_err "grad unknown wrt" 'error: `prod` has no parameter `z`' grad prod.adl --strategy fd --wrt z --input x=x3.json --input y=y4.json
