@@ -5,22 +5,37 @@ namespace adlab::ad {
 using namespace ir;
 
 namespace {
-Expr sigmoid_of(Expr x) {
-  return Prim::make(PrimOp::Sigmoid, {x});
+Expr prim(PrimOp op, Expr x) {
+  return Prim::make(op, {x});
 }
-Expr times(Expr a, Expr b) {
-  return Binary::make(BinaryOp::Mul, a, b);
+Expr bin(BinaryOp op, Expr a, Expr b) {
+  return Binary::make(op, a, b);
+}
+Expr num(double v, Expr like) {
+  return Literal::make(v, like->type.elem);
+}
+// where x x < limit, `near_zero`, else `saturating`
+Expr by_size(Expr x, double limit, Expr near_zero, Expr saturating) {
+  return Select::make(bin(BinaryOp::Lt, bin(BinaryOp::Mul, x, x), num(limit, x)), near_zero,
+                      saturating);
 }
 }  // namespace
 
-Expr sigmoid_partial(Expr x, Expr s) {
-  return times(s, sigmoid_of(Unary::make(UnaryOp::Neg, x)));
+Expr tanh_partial(Expr x, Expr t) {
+  Expr near_zero = bin(BinaryOp::Sub, num(1, x), bin(BinaryOp::Mul, t, t));
+  Expr two_x = bin(BinaryOp::Mul, num(2, x), x);
+  Expr saturating = bin(BinaryOp::Mul, num(4, x),
+                        bin(BinaryOp::Mul, prim(PrimOp::Sigmoid, two_x),
+                            prim(PrimOp::Sigmoid, Unary::make(UnaryOp::Neg, two_x))));
+  return by_size(x, 0.25, near_zero, saturating);
 }
 
-Expr tanh_partial(Expr x) {
-  const ElemType t = x->type.elem;
-  Expr two_x = times(Literal::make(2, t), x);
-  return times(Literal::make(4, t), sigmoid_partial(two_x, sigmoid_of(two_x)));
+Expr sigmoid_partial(Expr x, Expr s) {
+  Expr u = prim(PrimOp::Tanh, bin(BinaryOp::Div, x, num(2, x)));
+  Expr near_zero =
+      bin(BinaryOp::Div, bin(BinaryOp::Sub, num(1, x), bin(BinaryOp::Mul, u, u)), num(4, x));
+  Expr saturating = bin(BinaryOp::Mul, s, prim(PrimOp::Sigmoid, Unary::make(UnaryOp::Neg, x)));
+  return by_size(x, 1, near_zero, saturating);
 }
 
 }  // namespace adlab::ad

@@ -424,13 +424,13 @@ ADLAB_DUALREV_INLINE auto tan(const E& x) {
   const double t = std::tan(x.value());
   return detail::scale<true>(t, x, 1 + t * t, 2);
 }
-// d tanh(x) = 4 sigmoid(2x) sigmoid(-2x): 1 - tanh(x)^2 saturates (decision 221)
+// d tanh(x) = 1 - tanh(x)^2, or 4 sigmoid(2x) sigmoid(-2x) at saturation (decisions 221, 223)
 template <DualExpr E>
 ADLAB_DUALREV_INLINE auto tanh(const E& x) {
   return detail::scale<true>(std::tanh(x.value()), x, ir::math::tanh_derivative(x.value()), 2);
 }
-// d sigmoid(x) = sigmoid(x) sigmoid(-x), not s (1 - s), which saturates (decision 221); s as
-// ir::math::sigmoid computes it
+// d sigmoid(x) = (1 - tanh(x/2)^2) / 4, or sigmoid(x) sigmoid(-x) at saturation (decisions 221,
+// 223); s as ir::math::sigmoid computes it
 template <DualExpr E>
 ADLAB_DUALREV_INLINE auto sigmoid(const E& x) {
   return detail::scale<true>(ir::math::sigmoid(x.value()), x,

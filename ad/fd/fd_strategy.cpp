@@ -193,6 +193,7 @@ class FdStrategy : public Strategy {
     for (const auto& w : r.wrt)
       if (f->param_index(w) < 0)
         throw Error(f->pos, "`" + f->name + "` has no parameter `" + w + "`");
+    check_gradient_result(*f, r.mode, "fd");
     Derivative d;
     d.notes = "central differences in double, h = cbrt(u) max(1, |x|)";
     d.make_engine = [f, r](const std::string& backend, const backends::Options& o) {

@@ -302,9 +302,9 @@ Expr Tangents::lane_prim(Expr e) {
       return t_neg(t_scale(la, mk(PrimOp::Sin, a)));
     case PrimOp::Tan:  // D-Tan
       return t_div(la, mul(mk(PrimOp::Cos, a), mk(PrimOp::Cos, a)));
-    case PrimOp::Tanh:  // 4 s(2a) s(-2a), not 1 - tanh^2 (saturating_partials.h)
-      return t_scale(la, tanh_partial(a));
-    case PrimOp::Sigmoid:  // s(a) s(-a), not s (1 - s)
+    case PrimOp::Tanh:  // 1 - tanh^2, or 4 s(2a) s(-2a) at saturation (saturating_partials.h)
+      return t_scale(la, tanh_partial(a, e));
+    case PrimOp::Sigmoid:  // (1 - tanh(a/2)^2) / 4, or s(a) s(-a) at saturation
       return t_scale(la, sigmoid_partial(a, e));
     case PrimOp::Sqrt:  // digest 001 3.1 [impl]: E[sqrt e] = E[e] / (2 sqrt P[e])
       return t_div(la, mul(f_lit(2, el), e));

@@ -77,8 +77,7 @@ Derivative reverse(const FunctionPtr& fp, const Request& r) {
   std::vector<Expr> params = f.params;
   std::vector<Seed> seeds;
   if (r.mode == Mode::Gradient) {
-    if (f.results.size() != 1 || !f.results[0]->type.is_float_scalar())
-      throw Unsupported(f.pos, "iverson: gradient mode needs one floating scalar result");
+    check_gradient_result(f, r.mode, "iverson");
     seeds.push_back(Seed{p.results[0], Literal::make(1, f.results[0]->type.elem)});
   } else {
     for (std::size_t k = 0; k < p.results.size(); ++k) {

@@ -42,9 +42,9 @@ Expr scalar_partial(Expr prim_node, std::size_t k, Expr g, Expr e) {
       return neg(mul(g, prim(PrimOp::Sin, a)));
     case PrimOp::Tan:  // 1 + tan^2
       return mul(g, add(num(1, a), mul(e, e)));
-    case PrimOp::Tanh:  // 4 s(2a) s(-2a), not 1 - tanh^2 (saturating_partials.h)
-      return mul(g, tanh_partial(a));
-    case PrimOp::Sigmoid:  // s(a) s(-a), not s (1 - s)
+    case PrimOp::Tanh:  // 1 - tanh^2, or 4 s(2a) s(-2a) at saturation (saturating_partials.h)
+      return mul(g, tanh_partial(a, e));
+    case PrimOp::Sigmoid:  // (1 - tanh(a/2)^2) / 4, or s(a) s(-a) at saturation
       return mul(g, sigmoid_partial(a, e));
     case PrimOp::Sqrt:  // 1 / (2 sqrt a)
       return div(g, mul(num(2, a), e));

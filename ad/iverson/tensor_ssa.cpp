@@ -396,7 +396,7 @@ class Lowerer {
         Expr out = Prim::make(p->op, args);
         // a primitive whose derivative reads its own value is named (Tensor SSA), so the
         // adjoint reads the stored value instead of calling it again
-        bool reads_self = p->op == PrimOp::Exp || p->op == PrimOp::Tan ||
+        bool reads_self = p->op == PrimOp::Exp || p->op == PrimOp::Tan || p->op == PrimOp::Tanh ||
                           p->op == PrimOp::Sigmoid || p->op == PrimOp::Sqrt || p->op == PrimOp::Pow;
         return reads_self && !top ? lift(out, s, "e") : out;
       }

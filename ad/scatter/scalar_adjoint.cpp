@@ -139,9 +139,9 @@ class Adjoint {
         return back(x, neg(mul(g, prim(PrimOp::Sin, x))), guard);
       case PrimOp::Tan:  // tan' = 1 + tan^2
         return back(x, mul(g, add(lit(1, t), mul(e, e))), guard);
-      case PrimOp::Tanh:  // tanh' = 4 s(2x) s(-2x), not 1 - tanh^2 (saturating_partials.h)
-        return back(x, mul(g, tanh_partial(x)), guard);
-      case PrimOp::Sigmoid:  // s' = s(x) s(-x), not s (1 - s)
+      case PrimOp::Tanh:  // tanh' = 1 - tanh^2, or 4 s(2x) s(-2x) at saturation
+        return back(x, mul(g, tanh_partial(x, e)), guard);
+      case PrimOp::Sigmoid:  // s' = (1 - tanh(x/2)^2) / 4, or s(x) s(-x) at saturation
         return back(x, mul(g, sigmoid_partial(x, e)), guard);
       case PrimOp::Sqrt:  // sqrt' = 1 / (2 sqrt x)
         return back(x, div(g, mul(lit(2, t), e)), guard);

@@ -226,7 +226,7 @@ inline SparseDual tan(const SparseDual& x) {
   const double t = std::tan(x.value());
   return SparseDual::chain(t, x, 1 + t * t);
 }
-// tanh' and sigmoid' from x, not 1 - t^2 and s (1 - s), which saturate (decision 221)
+// tanh' and sigmoid' by ir::math's formulas, which neither saturate nor cancel (decisions 221, 223)
 inline SparseDual tanh(const SparseDual& x) {
   return SparseDual::chain(std::tanh(x.value()), x, ir::math::tanh_derivative(x.value()));
 }

@@ -645,10 +645,11 @@ TEST_CASE("f32 of a constant rounds no derivative: every strategy and the checke
 
 TEST_CASE("gradient mode of a function with several results is declined at its position",
           "[unit]") {
-  // dualrev and sparse found out while running, with no position (decision 222)
+  // dualrev, sparse (decision 222) and fd (decision 223) found out while running, with no
+  // position
   ir::Module m = ir::parse_module(
       "func f(x: f64[n]) -> (f64, f64[n]) {\n  return (x[0], gen[i < n] x[i])\n}", "tup.adl");
-  for (const char* s : {"iverson", "scatter", "fwdvec", "dualrev", "sparse"}) {
+  for (const char* s : {"iverson", "scatter", "fwdvec", "dualrev", "sparse", "fd"}) {
     INFO(s);
     try {
       StrategyRegistry::instance().find(s)->differentiate(m.functions.back(),
@@ -658,6 +659,40 @@ TEST_CASE("gradient mode of a function with several results is declined at its p
       CHECK(e.pos().file == "tup.adl");
       CHECK(e.pos().line == 1);
       CHECK_THAT(e.what(), Catch::Contains("gradient mode needs one floating scalar result"));
+    }
+  }
+}
+
+TEST_CASE("tanh and sigmoid keep their second derivative near 0 and at saturation (hvp)",
+          "[unit]") {
+  // 4 s(2x) s(-2x) (decision 221) is tanh' without saturation, but its own derivative cancels
+  // near 0: tanh''(1e-9) came out 8e-8 off, and sigmoid'' (as s (1 - s) before) likewise; near 0
+  // the partials are now 1 - t^2 and (1 - tanh(x/2)^2) / 4 (a reviewing helper; decision 223).
+  // H v with v = 1 is the Hessian's diagonal. Values by mpmath at 50 digits.
+  const std::vector<double> x = {1e-9, -3e-8, 2e-6, 0.7, 15, -30};
+  const std::vector<double> tanh_dd = {-1.9999999999999999973e-9,  5.9999999999999928e-8,
+                                       -3.9999999999786666667e-6,  -0.7672323100919165501,
+                                       -7.4860983750693376005e-13, 7.0052086101572162708e-26};
+  const std::vector<double> sigmoid_dd = {-1.2499999999999999996e-10, 3.749999999999998875e-9,
+                                          -2.4999999999966666667e-7,  -0.07457878844034180962,
+                                          -3.059019461971646613e-7,   9.3576229688366720006e-14};
+  for (const char* s : {"iverson", "fwdvec"}) {
+    for (const auto& [prim, want] :
+         {std::pair{"tanh", tanh_dd}, std::pair{"sigmoid", sigmoid_dd}}) {
+      INFO(s << " " << prim);
+      ir::Module m = ir::parse_module(std::string("func f(x: f64[n]) -> f64 { return sum[i < n] ") +
+                                      prim + "(x[i]) }");
+      Derivative d = StrategyRegistry::instance().find(s)->differentiate(
+          m.functions.back(), Request{{}, Mode::Hvp, ""});
+      auto out =
+          d.executable("interp", {})
+              ->run({ir::dense_f64({6}, x), ir::dense_f64({6}, std::vector<double>(6, 1.0))});
+      const std::vector<double>& hv = out.back().values;  // (f, grad, df, H v)
+      REQUIRE(hv.size() == 6);
+      for (std::size_t i = 0; i < x.size(); ++i) {
+        INFO("x = " << x[i]);
+        CHECK(hv[i] == Approx(want[i]).epsilon(1e-14).margin(0));
+      }
     }
   }
 }

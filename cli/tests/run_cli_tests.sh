@@ -364,6 +364,16 @@ expect_err "bad --size" 'error: --size n=abc: not an integer' eval dot.adl --inp
 expect_err "negative --size" 'error: --size n=-3: a size is non-negative' eval dot.adl --input x=random --input y=random --size n=-3
 expect_err "--size with trailing text" 'error: --size n=4abc: not an integer' eval dot.adl --input x=random --input y=random --size n=4abc
 expect_err "--size in float notation" 'error: --size n=1e3: not an integer' eval dot.adl --input x=random --input y=random --size n=1e3
+cat >huge.adl <<'EOF'
+func g[m](x: f64[n]) -> f64 {
+  let A = gen[i < m, j < m] x[0] * f64(i)
+  return A[1, 1]
+}
+EOF
+# the interpreter places a shape past 2^63 entries at its gen (decision 223)
+expect_err "a shape past 2^63 entries names its gen" \
+  'huge.adl:2:11: error: a tensor of shape [4294967297, 4294967297] has more than 2^63 entries' \
+  eval huge.adl --input x=x.json --size m=4294967297
 expect_err "--size given twice" 'error: --size n is given twice (3 and 4)' eval dot.adl --input x=random --input y=random --size n=3 --size n=4
 expect_err "--size of no size" 'error: --size m=3: `dot` has no size `m`' eval dot.adl --input x=random --input y=random --size n=3 --size m=3
 expect_err "--size against a file" 'error: --size n=10 but input `x` (x.json) has n = 3' eval dot.adl --input x=x.json --input y=y.json --size n=10

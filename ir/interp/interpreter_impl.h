@@ -346,7 +346,8 @@ struct Interpreter<T>::Impl {
   }
 
   // ---- evaluation ----
-  V eval(Expr e);
+  V eval(Expr e);  // eval_node, with a failed allocation or a position-less error placed at e
+  V eval_node(Expr e);
   T scalar(Expr e);
   std::int64_t index(Expr e);
   bool truth(Expr e) { return index(e) != 0; }

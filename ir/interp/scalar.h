@@ -129,18 +129,27 @@ template <class T>
 T sigmoid(const T& x) {
   return T(1) / (T(1) + exp(T(-x)));
 }
-// sigmoid'(x) = sigmoid(x) sigmoid(-x), not s (1 - s): near saturation 1 - s is mostly the
-// rounding of s (an audit helper: 1e-3 off at x = 30; decision 221). ad/saturating_partials.h
-// emits the same formula as IR.
-template <class T>
-T sigmoid_derivative(const T& x) {
-  return sigmoid(x) * sigmoid(T(-x));
-}
-// tanh'(x) = 1 - tanh(x)^2 = (1 - t)(1 + t) = 4 sigmoid(2x) sigmoid(-2x), each factor without
-// cancellation (1 - tanh(15)^2 was 1.7e-4 off; decision 221).
+// tanh'(x) = 1 - t^2 (t = tanh x) where |x| < 1/2, else 4 sigmoid(2x) sigmoid(-2x): near
+// saturation 1 - t is mostly t's rounding (tanh'(15) was 1.7e-4 off), and near 0 the product
+// form's own derivative (an hvp) cancels, where -2 t t' does not (decisions 221, 223).
+// ad/saturating_partials.h emits the same formulas as IR.
 template <class T>
 T tanh_derivative(const T& x) {
-  return T(4) * sigmoid_derivative(T(T(2) * x));
+  if (x * x < T(0.25)) {
+    const T t = tanh(x);
+    return T(1) - t * t;
+  }
+  return T(4) * sigmoid(T(T(2) * x)) * sigmoid(T(T(-2) * x));
+}
+// sigmoid'(x) = (1 - u^2) / 4 (u = tanh(x / 2)) where |x| < 1, else sigmoid(x) sigmoid(-x), for
+// the same two reasons (sigmoid'(30) was 1e-3 off as s (1 - s)).
+template <class T>
+T sigmoid_derivative(const T& x) {
+  if (x * x < T(1)) {
+    const T u = tanh(T(x / T(2)));
+    return (T(1) - u * u) / T(4);
+  }
+  return sigmoid(x) * sigmoid(T(-x));
 }
 template <class T>
 bool is_finite(const T& x) {
