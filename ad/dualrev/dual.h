@@ -402,11 +402,11 @@ template <DualExpr E>
 ADLAB_DUALREV_INLINE auto log1p(const E& x) {
   return detail::scale<true>(std::log1p(x.value()), x, 1 / (1 + x.value()), 2);
 }
-// d expm1(x) = expm1(x) + 1
+// d expm1(x) = exp(x), not expm1(x) + 1, which cancels to 0 below x = -37 (an audit helper;
+// decision 224)
 template <DualExpr E>
 ADLAB_DUALREV_INLINE auto expm1(const E& x) {
-  const double e = std::expm1(x.value());
-  return detail::scale<true>(e, x, e + 1, 1);
+  return detail::scale<true>(std::expm1(x.value()), x, std::exp(x.value()), 1);
 }
 // d sin(x) = cos(x)
 template <DualExpr E>

@@ -99,6 +99,9 @@ class Hoister {
       case NodeKind::Gen:
       case NodeKind::Scatter:
       case NodeKind::Let:
+      // a whole select in a strict position moves with its branches still lazy: tanh' and
+      // sigmoid' pick their form by the argument's size (decision 223)
+      case NodeKind::Select:
         return true;
       case NodeKind::Binary:
         return is_float(e->type.elem) && e->type.is_scalar();

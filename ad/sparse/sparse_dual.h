@@ -211,9 +211,9 @@ inline SparseDual log(const SparseDual& x) {
 inline SparseDual log1p(const SparseDual& x) {
   return SparseDual::chain(std::log1p(x.value()), x, 1 / (1 + x.value()));
 }
+// exp(x), not expm1(x) + 1, which cancels below x = -37 (decision 224)
 inline SparseDual expm1(const SparseDual& x) {
-  const double e = std::expm1(x.value());
-  return SparseDual::chain(e, x, e + 1);
+  return SparseDual::chain(std::expm1(x.value()), x, std::exp(x.value()));
 }
 inline SparseDual sin(const SparseDual& x) {
   return SparseDual::chain(std::sin(x.value()), x, std::cos(x.value()));

@@ -696,3 +696,25 @@ TEST_CASE("tanh and sigmoid keep their second derivative near 0 and at saturatio
     }
   }
 }
+
+TEST_CASE("expm1' is exp(x), not expm1(x) + 1, far below 0 (every strategy)", "[unit]") {
+  // dualrev and sparse took expm1(x) + 1: 2.2204e-16 for 2.3195e-16 at -36 and 0 from -40 down
+  // (an audit helper, /work/stage/audit21_extremes; decision 224). Values by mpmath.
+  const std::vector<double> x = {-36, -40, -100, -700, 1e-20, 5};
+  const std::vector<double> want = {2.3195228302435693883e-16,
+                                    4.2483542552915889953e-18,
+                                    3.720075976020835963e-44,
+                                    9.8596765437597708567e-305,
+                                    1.0,
+                                    148.41315910257660342};
+  for (const char* s : {"iverson", "scatter", "fwdvec", "dualrev", "sparse"}) {
+    INFO(s);
+    auto g = gradient(s, "func f(x: f64[n]) -> f64 { return sum[i < n] expm1(x[i]) }",
+                      {ir::dense_f64({6}, x)});
+    REQUIRE(g.size() == 6);
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      INFO("x = " << x[i]);
+      CHECK(g[i] == Approx(want[i]).epsilon(1e-14).margin(0));
+    }
+  }
+}

@@ -137,9 +137,10 @@ namespace {
 // Entry k's relative error, |got - want| / max(|want|, 1e-3 * its group's scale, tiny), or
 // against the group's floor scale where the group's reference is zero throughout, or against
 // max(|want|, magnitude_k) where magnitudes are given; infinite where got or want is not
-// finite. `errors` has the reference's resolution subtracted, `unresolved` does not.
+// finite. `errors` has the reference's resolution subtracted, `unresolved` does not; `coarse`
+// is the resolution itself relative to an entry whose chain-rule terms say it is not zero.
 struct EntryErrors {
-  std::vector<double> errors, unresolved;
+  std::vector<double> errors, unresolved, coarse;
 };
 
 EntryErrors relative_errors(const std::vector<double>& got, const std::vector<ir::mp50>& want,
@@ -150,7 +151,7 @@ EntryErrors relative_errors(const std::vector<double>& got, const std::vector<ir
   const bool by_magnitude = magnitudes.size() == want.size();
   const bool resolved = resolutions.size() == want.size();
   const double inf = std::numeric_limits<double>::infinity();
-  std::vector<double> errors(want.size(), inf), raw(want.size(), inf);
+  std::vector<double> errors(want.size(), inf), raw(want.size(), inf), coarse(want.size(), 0.0);
   std::size_t start = 0;
   for (std::size_t g = 0; g < sizes.size(); ++g) {
     const double floor_scale_g = g < group_floors.size() ? group_floors[g] : floor_scale;
@@ -176,10 +177,14 @@ EntryErrors relative_errors(const std::vector<double>& got, const std::vector<ir
         errors[k] = std::max(std::fabs(got[k] - w) - slack, 0.0) / denom;
         raw[k] = std::fabs(got[k] - w) / denom;
       }
+      // an entry its terms say is not zero, below what the reference resolves: any value
+      // within the resolution passes, a wrong 0 as well as the right value (expm1'(-100) as 0
+      // passed silently; an audit helper, decision 224)
+      if (mag > 0) coarse[k] = slack / denom;
     }
     start = end;
   }
-  return {errors, raw};
+  return {errors, raw, coarse};
 }
 
 // Each entry against its own tolerance: the worst entry is the one furthest past its tolerance
@@ -189,11 +194,13 @@ Comparison judge(const EntryErrors& e, const std::vector<double>& tolerances,
                  const std::vector<double>& got, const std::vector<ir::mp50>& want) {
   const std::vector<double>& errors = e.errors;
   Comparison c;
-  // entries within their tolerance only thanks to the reference's resolution
+  // entries within their tolerance only thanks to the reference's resolution, or checked only
+  // as finely as it resolves them
   for (std::size_t k = 0; k < errors.size(); ++k)
-    if (errors[k] <= tolerances[k] && !(e.unresolved[k] <= tolerances[k])) {
+    if (errors[k] <= tolerances[k] &&
+        (!(e.unresolved[k] <= tolerances[k]) || e.coarse[k] > tolerances[k])) {
       ++c.unresolved;
-      c.unresolved_error = std::max(c.unresolved_error, e.unresolved[k]);
+      c.unresolved_error = std::max({c.unresolved_error, e.unresolved[k], e.coarse[k]});
     }
   if (!tolerances.empty()) c.tolerance = tolerances[0];
   double worst_excess = 0;

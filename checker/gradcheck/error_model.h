@@ -69,7 +69,9 @@ struct Comparison {
   double got = 0, want = 0;
   std::string where;  // filled by the caller (it knows the layout)
   // Entries within their tolerance only thanks to the reference's resolution (their agreement
-  // is as good as 50-digit differences can tell), and the largest of their errors without it.
+  // is as good as 50-digit differences can tell), or non-zero by their terms but below that
+  // resolution (any value near it would pass; decision 224), and the largest of their errors
+  // without the allowance or of the resolution relative to the entry.
   std::size_t unresolved = 0;
   double unresolved_error = 0;
 };

@@ -173,46 +173,78 @@ Reference reference_jacobian(const ir::Function& f, const std::vector<ir::Tensor
   r.jacobian.assign(n * m, mp50(0));
   std::atomic<bool> changed{false};
   std::mutex note_mutex;
+  r.resolution.assign(n * m, 0.0);
+  std::atomic<std::size_t> evaluations{1};
   parallel_for(n, thread_count(o, n), f, p.base, p.in, o, [&](Evaluator& ev, std::size_t j) {
-    std::vector<std::vector<mp50>> d(static_cast<std::size_t>(o.levels));
-    mp50 h = step_for(p.x0[j], o.step);
-    for (int level = 0; level < o.levels; ++level, h /= 2) {
-      std::vector<mp50> x = p.x0;
-      x[j] = p.x0[j] + h;
-      auto plus = ev.at(x);
-      bool flip = ev.branches() != r.kink.branches;
-      x[j] = p.x0[j] - h;
-      auto minus = ev.at(x);
-      flip = flip || ev.branches() != r.kink.branches;
-      if (flip && !changed.exchange(true)) {
-        std::lock_guard lock(note_mutex);
-        r.branch_note = "moving input coordinate " + std::to_string(j) + " by " +
-                        std::to_string(ir::math::to_double(h)) + " changes a branch";
+    // Column j by central differences from step h over o.levels halvings, Richardson
+    // extrapolated, and what they resolve: kMpResolution times the largest |f_i| the stencil
+    // saw, over the smallest step (|f(x0)| alone missed x^2 at 1e-150, whose stencil values
+    // are h^2 = 1e-24; an audit helper, decision 224).
+    auto column = [&](mp50 h, std::vector<mp50>& value, std::vector<double>& resolution) {
+      std::vector<std::vector<mp50>> d(static_cast<std::size_t>(o.levels));
+      std::vector<double> seen(m, 0.0);
+      for (std::size_t i = 0; i < m; ++i) seen[i] = std::fabs(ir::math::to_double(r.primal[i]));
+      for (int level = 0; level < o.levels; ++level, h /= 2) {
+        std::vector<mp50> x = p.x0;
+        x[j] = p.x0[j] + h;
+        auto plus = ev.at(x);
+        bool flip = ev.branches() != r.kink.branches;
+        x[j] = p.x0[j] - h;
+        auto minus = ev.at(x);
+        flip = flip || ev.branches() != r.kink.branches;
+        if (flip && !changed.exchange(true)) {
+          std::lock_guard lock(note_mutex);
+          r.branch_note = "moving input coordinate " + std::to_string(j) + " by " +
+                          std::to_string(ir::math::to_double(h)) + " changes a branch";
+        }
+        if (plus.size() != m || minus.size() != m)
+          throw Error(
+              "the number of result entries changes under perturbation (a value-dependent "
+              "sparse pattern?)");
+        auto& row = d[static_cast<std::size_t>(level)];
+        row.resize(m);
+        for (std::size_t i = 0; i < m; ++i) {
+          row[i] = (plus[i] - minus[i]) / (2 * h);
+          seen[i] = std::max({seen[i], std::fabs(ir::math::to_double(plus[i])),
+                              std::fabs(ir::math::to_double(minus[i]))});
+        }
       }
-      if (plus.size() != m || minus.size() != m)
-        throw Error(
-            "the number of result entries changes under perturbation (a value-dependent sparse "
-            "pattern?)");
-      auto& row = d[static_cast<std::size_t>(level)];
-      row.resize(m);
-      for (std::size_t i = 0; i < m; ++i) row[i] = (plus[i] - minus[i]) / (2 * h);
+      evaluations += 2 * static_cast<std::size_t>(o.levels);
+      const double h_last = ir::math::to_double(h * 2);  // the smallest step taken
+      value.resize(m);
+      resolution.resize(m);
+      for (std::size_t i = 0; i < m; ++i) {
+        std::vector<mp50> est;
+        for (auto& row : d) est.push_back(row[i]);
+        value[i] = richardson(est);
+        resolution[i] = kMpResolution * std::max(seen[i], 1e-300) / h_last;
+      }
+    };
+    std::vector<mp50> value;
+    std::vector<double> resolution;
+    column(step_for(p.x0[j], o.step), value, resolution);
+    // A coordinate far below 1 also gets a step relative to itself, and each entry takes the
+    // estimate that resolves it better: the step of max(|x|, 1) cannot see x^2's derivative at
+    // x = 1e-150 in 50 digits (it read 0, and every strategy FAILed; decision 224), while a
+    // relative step cannot see sin(x + 1)'s. The smaller step's truncation error is smaller.
+    const double xj = std::fabs(ir::math::to_double(p.x0[j]));
+    if (xj > 0 && xj < kRelativeStepBelow) {
+      std::vector<mp50> fine_value;
+      std::vector<double> fine_resolution;
+      column(mp50(o.step) * mp50(xj), fine_value, fine_resolution);
+      for (std::size_t i = 0; i < m; ++i)
+        if (fine_resolution[i] < resolution[i]) {
+          value[i] = fine_value[i];
+          resolution[i] = fine_resolution[i];
+        }
     }
     for (std::size_t i = 0; i < m; ++i) {
-      std::vector<mp50> est;
-      for (auto& row : d) est.push_back(row[i]);
-      r.jacobian[i * n + j] = richardson(est);
+      r.jacobian[i * n + j] = value[i];
+      r.resolution[i * n + j] = resolution[i];
     }
   });
-  r.resolution.assign(n * m, 0.0);
-  for (std::size_t j = 0; j < n; ++j) {
-    const double h_last =
-        ir::math::to_double(step_for(p.x0[j], o.step)) / std::ldexp(1.0, std::max(o.levels - 1, 0));
-    for (std::size_t i = 0; i < m; ++i)
-      r.resolution[i * n + j] =
-          kMpResolution * std::max(std::fabs(ir::math::to_double(r.primal[i])), 1e-300) / h_last;
-  }
   r.branch_change = changed;
-  r.evaluations = 1 + n * 2 * static_cast<std::size_t>(o.levels);
+  r.evaluations = evaluations;
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }

@@ -36,7 +36,8 @@ struct Reference {
   // not computed
   std::vector<double> magnitude;
   // What the 50-digit differences resolve, per entry in the same layout: their rounding,
-  // kMpResolution |f_i| / h_j at the smallest step (decision 205). An entry below it (a derivative
+  // kMpResolution |f_i| / h_j at the smallest step, |f_i| the largest the stencil saw
+  // (decisions 205, 224). An entry below it (a derivative
   // of 1e-46 beside f = 1) reads as 0; a strategy is allowed to differ from it by this much.
   std::vector<double> resolution;
   std::vector<ir::Tensor> results;  // the results in double (for shapes and descriptions)
@@ -87,6 +88,10 @@ std::vector<ir::mp50> reference_hvp(const ir::Function& f, const std::vector<ir:
 
 // The relative rounding of the 50-digit evaluations, with a margin of 100 (decision 205).
 constexpr double kMpResolution = 1e-48;
+// A coordinate below this in magnitude also gets a finite-difference step relative to itself
+// (the usual one is relative to max(|x|, 1)); each entry keeps the better-resolved estimate
+// (decision 224).
+constexpr double kRelativeStepBelow = 1e-3;
 
 // Richardson extrapolation of central-difference estimates d[k] taken at steps h / 2^k
 // (error series in h^2): returns the extrapolated value.

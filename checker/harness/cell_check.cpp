@@ -485,8 +485,8 @@ void judge_run(const EntryContext& ctx, const ad::Request& req, backends::Execut
     cell.detail = std::to_string(cell.unresolved) +
                   (cell.unresolved == 1 ? " entry agrees" : " entries agree") +
                   " with the reference only within what its 50-digit differences resolve "
-                  "(relative error up to " +
-                  ir::number_str(cell.unresolved_error) + " without that allowance)";
+                  "(up to " +
+                  ir::number_str(cell.unresolved_error) + " relative to the entry)";
   std::size_t k = c.worst_index;
   switch (req.mode) {
     case ad::Mode::Gradient:

@@ -100,6 +100,30 @@ TEST_CASE("reference gradient of sum exp(x) sin(x) / (1 + x^2) is exact in mp50"
   CHECK(r.evaluations == 1 + x.size() * 2 * 2);
 }
 
+TEST_CASE("a coordinate far below 1 gets a step of its own size where that resolves better",
+          "[unit]") {
+  // x^2 at 1e-150 with the step 1e-12 max(|x|, 1): the stencil's values are 1e-24, the
+  // derivative 2e-150 is lost in 50 digits, the reference read 0 and every strategy FAILed;
+  // its resolution (from |f(x0)| = 1e-300) did not say so (an audit helper; decision 224).
+  // (one coordinate per run: beside a third one of 0.5, |f| = 0.25 and no step resolves them)
+  auto sq = parse("func f(x: f64[n]) -> f64 { return sum[i < n] x[i] * x[i] }", "f");
+  for (double x : {1e-150, -3e-50}) {
+    INFO("x = " << x);
+    Reference r = reference_jacobian(*sq, {vec({x})}, {});
+    REQUIRE(r.jacobian.size() == 1);
+    CHECK(ir::math::to_double(r.jacobian[0]) / (2 * x) == Approx(1.0).epsilon(1e-15));
+    CHECK(r.resolution[0] / std::fabs(2 * x) < 1e-30);
+    CHECK(r.evaluations == 1 + 2 * (2 * 2));  // a tiny coordinate takes both steps
+  }
+  // sin(x + 1) at 1e-150 keeps the usual step: a relative one would lose it
+  auto sn = parse("func f(x: f64[n]) -> f64 { return sum[i < n] sin(x[i] + 1) }", "f");
+  Reference s = reference_jacobian(*sn, {vec({1e-150})}, {});
+  CHECK(ir::math::to_double(s.jacobian[0]) == Approx(std::cos(1.0)).epsilon(1e-15));
+  // the resolution is that of the stencil's values: a step of 1e-12 around 1e-150 sees 1e-24
+  Reference u = reference_jacobian(*sq, {vec({0.0})}, {});  // 0 takes the usual step only
+  CHECK(u.resolution[0] > kMpResolution * 1e-24 / 1e-12 / 2);
+}
+
 TEST_CASE("reference hvp of sum exp(x) sin(x) / (1 + x^2) is the diagonal Hessian", "[unit]") {
   auto f = parse(kExpSin, "f");
   std::vector<double> x = {-1.3, -0.2, 0.4, 0.9, 2.1};
