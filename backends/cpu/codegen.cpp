@@ -388,7 +388,10 @@ Scalar Emitter::scalar(Expr e) {
         std::string x = is_float(p->args[0]->type.elem)
                             ? scalar(p->args[0]).v
                             : "T(static_cast<double>(" + index(p->args[0]) + "))";
-        if (p->op == PrimOp::ToF32) x = "T(static_cast<float>(" + x + "))";
+        // as the interpreter rounds: through the value, so a dual number (dualrev's T) compiles;
+        // its derivative is dropped, which reject_f32_rounding allows for a constant only (an
+        // audit helper: `x * f32(2)` did not compile for T = Dual; decision 225)
+        if (p->op == PrimOp::ToF32) x = "T(static_cast<float>(adlab_rt::to_double(" + x + ")))";
         line("const T " + r + " = " + x + ";");
         return {r};
       }

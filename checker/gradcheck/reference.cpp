@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <exception>
+#include <limits>
 #include <mutex>
 #include <thread>
 
@@ -180,9 +181,14 @@ Reference reference_jacobian(const ir::Function& f, const std::vector<ir::Tensor
     // extrapolated, and what they resolve: kMpResolution times the largest |f_i| the stencil
     // saw, over the smallest step (|f(x0)| alone missed x^2 at 1e-150, whose stencil values
     // are h^2 = 1e-24; an audit helper, decision 224).
-    auto column = [&](mp50 h, std::vector<mp50>& value, std::vector<double>& resolution) {
+    // `error` estimates each entry's whole error: the resolution or the step's truncation (the
+    // difference from one level fewer), infinite where a stencil value or the estimate is not
+    // finite (a step that leaves log's domain).
+    auto column = [&](mp50 h, std::vector<mp50>& value, std::vector<double>& resolution,
+                      std::vector<double>& error) {
       std::vector<std::vector<mp50>> d(static_cast<std::size_t>(o.levels));
       std::vector<double> seen(m, 0.0);
+      std::vector<bool> finite(m, true);
       for (std::size_t i = 0; i < m; ++i) seen[i] = std::fabs(ir::math::to_double(r.primal[i]));
       for (int level = 0; level < o.levels; ++level, h /= 2) {
         std::vector<mp50> x = p.x0;
@@ -205,35 +211,45 @@ Reference reference_jacobian(const ir::Function& f, const std::vector<ir::Tensor
         row.resize(m);
         for (std::size_t i = 0; i < m; ++i) {
           row[i] = (plus[i] - minus[i]) / (2 * h);
-          seen[i] = std::max({seen[i], std::fabs(ir::math::to_double(plus[i])),
-                              std::fabs(ir::math::to_double(minus[i]))});
+          const double a = std::fabs(ir::math::to_double(plus[i]));
+          const double b = std::fabs(ir::math::to_double(minus[i]));
+          finite[i] = finite[i] && std::isfinite(a) && std::isfinite(b);
+          seen[i] = std::max({seen[i], a, b});
         }
       }
       evaluations += 2 * static_cast<std::size_t>(o.levels);
       const double h_last = ir::math::to_double(h * 2);  // the smallest step taken
       value.resize(m);
       resolution.resize(m);
+      error.resize(m);
       for (std::size_t i = 0; i < m; ++i) {
         std::vector<mp50> est;
         for (auto& row : d) est.push_back(row[i]);
         value[i] = richardson(est);
         resolution[i] = kMpResolution * std::max(seen[i], 1e-300) / h_last;
+        const double truncation =
+            est.size() > 1 ? std::fabs(ir::math::to_double(value[i] - richardson({est[0]}))) : 0.0;
+        error[i] =
+            finite[i] && std::isfinite(truncation) && std::isfinite(ir::math::to_double(value[i]))
+                ? std::max(resolution[i], truncation)
+                : std::numeric_limits<double>::infinity();
       }
     };
     std::vector<mp50> value;
-    std::vector<double> resolution;
-    column(step_for(p.x0[j], o.step), value, resolution);
+    std::vector<double> resolution, error;
+    column(step_for(p.x0[j], o.step), value, resolution, error);
     // A coordinate far below 1 also gets a step relative to itself, and each entry takes the
-    // estimate that resolves it better: the step of max(|x|, 1) cannot see x^2's derivative at
-    // x = 1e-150 in 50 digits (it read 0, and every strategy FAILed; decision 224), while a
-    // relative step cannot see sin(x + 1)'s. The smaller step's truncation error is smaller.
+    // estimate with the smaller error estimate: the step of max(|x|, 1) cannot see x^2's
+    // derivative at x = 1e-150 in 50 digits (it read 0, and every strategy FAILed; decision
+    // 224), nor log's at 1e-10 (1% of x: 5e-10 off) or 1e-13 (past the pole: NaN; decision
+    // 225), while a relative step cannot see sin(x + 1)'s.
     const double xj = std::fabs(ir::math::to_double(p.x0[j]));
     if (xj > 0 && xj < kRelativeStepBelow) {
       std::vector<mp50> fine_value;
-      std::vector<double> fine_resolution;
-      column(mp50(o.step) * mp50(xj), fine_value, fine_resolution);
+      std::vector<double> fine_resolution, fine_error;
+      column(mp50(o.step) * mp50(xj), fine_value, fine_resolution, fine_error);
       for (std::size_t i = 0; i < m; ++i)
-        if (fine_resolution[i] < resolution[i]) {
+        if (fine_error[i] < error[i]) {
           value[i] = fine_value[i];
           resolution[i] = fine_resolution[i];
         }
@@ -393,15 +409,24 @@ std::vector<mp50> reference_hvp(const ir::Function& f, const std::vector<ir::Ten
     branches0 = ev.branches();
   }
   double step2 = o.step2;
+  bool finite = true;
   for (int attempt = 0; attempt < kHvpStepAttempts; ++attempt, step2 /= 1000) {
     bool crossed = false;
     auto hv = hvp_at_step(f, p, v, o, step2, o.levels, branches0, resolution, nullptr, crossed);
     if (crossed) continue;
+    // a stencil past a pole or out of a domain (log at x = 1e-10 with a step of 1e-9) is not
+    // the Hessian: smaller steps too (an audit helper's false FAILs; decision 225)
+    finite = std::all_of(hv.begin(), hv.end(),
+                         [](const mp50& h) { return boost::multiprecision::isfinite(h); });
+    if (!finite) continue;
     if (resolution && attempt == 0) refine_with_larger_step(f, p, v, o, branches0, hv, *resolution);
     return hv;
   }
   char step[32];
   std::snprintf(step, sizeof step, "%.3g", step2 * 1000);
+  if (!finite)
+    throw Error("the hvp reference is not finite at any step down to " + std::string(step) +
+                " (relative): a pole or the edge of a domain within the stencil");
   throw StencilCrossesSwitch(
       "the hvp's finite-difference stencil crosses a switch at every step "
       "down to " +

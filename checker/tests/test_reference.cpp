@@ -120,6 +120,18 @@ TEST_CASE("a coordinate far below 1 gets a step of its own size where that resol
   Reference s = reference_jacobian(*sn, {vec({1e-150})}, {});
   CHECK(ir::math::to_double(s.jacobian[0]) == Approx(std::cos(1.0)).epsilon(1e-15));
   // the resolution is that of the stencil's values: a step of 1e-12 around 1e-150 sees 1e-24
+  // log at 1e-10: the usual step is 1% of x (5e-10 off); at 1e-13 it leaves the domain (NaN).
+  // The relative step's estimate has the smaller error estimate and is taken (decision 225).
+  auto lg = parse("func f(x: f64[n]) -> f64 { return log(x[0]) }", "f");
+  for (double x : {1e-10, 1e-13}) {
+    INFO("x = " << x);
+    Reference l = reference_jacobian(*lg, {vec({x})}, {});
+    CHECK(ir::math::to_double(l.jacobian[0]) * x == Approx(1.0).epsilon(1e-14));
+    // the hvp reference retries smaller steps while its stencil gives no finite value
+    std::vector<mp50> h = reference_hvp(*lg, {vec({x})}, {}, {1.0});
+    CHECK(boost::multiprecision::isfinite(h[0]));
+    CHECK(ir::math::to_double(h[0]) * x * x == Approx(-1.0).epsilon(1e-6));
+  }
   Reference u = reference_jacobian(*sq, {vec({0.0})}, {});  // 0 takes the usual step only
   CHECK(u.resolution[0] > kMpResolution * 1e-24 / 1e-12 / 2);
 }

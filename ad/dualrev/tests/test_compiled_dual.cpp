@@ -49,6 +49,11 @@ func rotated_rows(A: f64[n, 3], r: f64[3]) -> f64 {
   return sum[i < n, j < 3] y[i, j] * y[i, j] * z[j]
 }
 
+func f32_constants(x: f32) -> f32 {
+  let s = loop[t < 3] (a = x) { next a * f32(t + 1) }
+  return s * f32(2)
+}
+
 func shifted(x: f64[n]) -> f64 {
   let y = gen[i < n] x[i + 1] * 2
   return sum[j < n] y[j]
@@ -99,6 +104,20 @@ TEST_CASE("003 section 4 running example compiled with T = Dual: (37, 12) exactl
           dualrev::last_resolve_stats(*interp)->nodes_resolved);
     CHECK(cpu->counts() == nullptr);  // the compiled unit counts no operations (as backend cpu)
     CHECK(interp->counts() != nullptr);
+  }
+}
+
+TEST_CASE("dualrev on cpu: f32 of a constant or an index compiles for T = Dual", "[dualrev][cpu]") {
+  // `T(static_cast<float>(x))` did not compile for a Dual (an audit helper; decision 225):
+  // d/dx (x * 1 * 2 * 3) * 2 = 12 at any x.
+  ir::Tensor x = ir::dense_f64({}, {0.5});
+  x.elem = ir::ElemType::F32;
+  for (const char* backend : {"interp", "cpu"}) {
+    INFO(backend);
+    auto out = engine("dualrev", "f32_constants", Mode::Gradient, backend)->run({x});
+    REQUIRE(out.size() == 2);
+    CHECK(out[0].values.at(0) == 6.0);
+    CHECK(out[1].values.at(0) == 12.0);
   }
 }
 
