@@ -139,8 +139,10 @@ namespace {
 // max(|want|, magnitude_k) where magnitudes are given; infinite where got or want is not
 // finite. `errors` has the reference's resolution subtracted, `unresolved` does not; `coarse`
 // is the resolution itself relative to an entry whose chain-rule terms say it is not zero.
+// `spread` is the judging scale relative to a non-zero entry's value (its terms' magnitude over
+// the value): where tolerance times it reaches 1, a 0 would pass.
 struct EntryErrors {
-  std::vector<double> errors, unresolved, coarse;
+  std::vector<double> errors, unresolved, coarse, spread;
 };
 
 EntryErrors relative_errors(const std::vector<double>& got, const std::vector<ir::mp50>& want,
@@ -151,7 +153,8 @@ EntryErrors relative_errors(const std::vector<double>& got, const std::vector<ir
   const bool by_magnitude = magnitudes.size() == want.size();
   const bool resolved = resolutions.size() == want.size();
   const double inf = std::numeric_limits<double>::infinity();
-  std::vector<double> errors(want.size(), inf), raw(want.size(), inf), coarse(want.size(), 0.0);
+  std::vector<double> errors(want.size(), inf), raw(want.size(), inf), coarse(want.size(), 0.0),
+      spread(want.size(), 0.0);
   std::size_t start = 0;
   for (std::size_t g = 0; g < sizes.size(); ++g) {
     const double floor_scale_g = g < group_floors.size() ? group_floors[g] : floor_scale;
@@ -181,10 +184,11 @@ EntryErrors relative_errors(const std::vector<double>& got, const std::vector<ir
       // within the resolution passes, a wrong 0 as well as the right value (expm1'(-100) as 0
       // passed silently; an audit helper, decision 224)
       if (mag > 0) coarse[k] = slack / denom;
+      if (by_magnitude && w != 0 && std::isfinite(w)) spread[k] = denom / std::fabs(w);
     }
     start = end;
   }
-  return {errors, raw, coarse};
+  return {errors, raw, coarse, spread};
 }
 
 // Each entry against its own tolerance: the worst entry is the one furthest past its tolerance
@@ -201,6 +205,13 @@ Comparison judge(const EntryErrors& e, const std::vector<double>& tolerances,
         (!(e.unresolved[k] <= tolerances[k]) || e.coarse[k] > tolerances[k])) {
       ++c.unresolved;
       c.unresolved_error = std::max({c.unresolved_error, e.unresolved[k], e.coarse[k]});
+    }
+  // entries whose tolerance admits 0: their terms cancel to a value below tolerance x terms
+  // (40 steps of a chaotic map: |J| 3e22 for J = 1e9; an audit helper, decision 226)
+  for (std::size_t k = 0; k < errors.size(); ++k)
+    if (errors[k] <= tolerances[k] && e.spread[k] * tolerances[k] >= 1) {
+      ++c.admits_zero;
+      c.spread = std::max(c.spread, e.spread[k]);
     }
   if (!tolerances.empty()) c.tolerance = tolerances[0];
   double worst_excess = 0;

@@ -74,6 +74,11 @@ struct Comparison {
   // without the allowance or of the resolution relative to the entry.
   std::size_t unresolved = 0;
   double unresolved_error = 0;
+  // Entries within their tolerance whose tolerance admits 0: their chain-rule terms are so much
+  // larger than their value (cancellation) that any value of their size would pass (decision
+  // 226); `spread` is the largest ratio of terms to value among them.
+  std::size_t admits_zero = 0;
+  double spread = 0;
 };
 
 // A strategy's primal results against the reference, entry by entry: each within max(tol,

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 
 #include "checker/gradcheck/magnitude.h"
 #include "ir/syntax/printer.h"
@@ -481,12 +482,24 @@ void judge_run(const EntryContext& ctx, const ad::Request& req, backends::Execut
   cell.measured = true;
   cell.unresolved += c.unresolved;
   cell.unresolved_error = std::max(cell.unresolved_error, c.unresolved_error);
+  cell.admits_zero += c.admits_zero;
+  cell.spread = std::max(cell.spread, c.spread);
   if (c.pass && cell.unresolved > 0)
     cell.detail = std::to_string(cell.unresolved) +
                   (cell.unresolved == 1 ? " entry agrees" : " entries agree") +
                   " with the reference only within what its 50-digit differences resolve "
                   "(up to " +
                   ir::number_str(cell.unresolved_error) + " relative to the entry)";
+  if (c.pass && cell.admits_zero > 0) {
+    char spread[32];
+    std::snprintf(spread, sizeof spread, "%.2g", cell.spread);
+    const bool one = cell.admits_zero == 1;
+    cell.detail += std::string(cell.detail.empty() ? "" : "; ") + std::to_string(cell.admits_zero) +
+                   (one ? " entry is" : " entries are") +
+                   " checked only loosely: " + (one ? "its" : "their") +
+                   " chain-rule terms are up to " + spread + " times " + (one ? "its" : "their") +
+                   " value, so a 0 would pass there too (ill-conditioned)";
+  }
   std::size_t k = c.worst_index;
   switch (req.mode) {
     case ad::Mode::Gradient:
@@ -686,11 +699,16 @@ void check_cell(const EntryContext& ctx, const ad::Strategy& s, const ad::Reques
     Cell c = cell;
     judge_run(ctx, req, *exe, expectations[k], exact, tol, c);
     if (k == 0 || excess(c) > excess(worst)) worst = c;
-    if (c.status == Status::Pass && c.unresolved > noted.unresolved) noted = c;
+    if (c.status == Status::Pass &&
+        c.unresolved + c.admits_zero > noted.unresolved + noted.admits_zero)
+      noted = c;
     if (c.status == Status::Fail) break;
   }
-  if (worst.status == Status::Pass && worst.unresolved < noted.unresolved) {
+  if (worst.status == Status::Pass &&
+      worst.unresolved + worst.admits_zero < noted.unresolved + noted.admits_zero) {
     worst.unresolved = noted.unresolved;
+    worst.admits_zero = noted.admits_zero;
+    worst.spread = noted.spread;
     worst.detail = noted.detail;
   }
   cell = worst;

@@ -35,6 +35,10 @@ struct Cell {
   // PASS entries that agree with the reference only within its resolution (decision 205)
   std::size_t unresolved = 0;
   double unresolved_error = 0;  // the largest of their errors without that allowance
+  // PASS entries whose tolerance admits 0 (their terms cancel; decision 226), and the largest
+  // ratio of terms to value among them
+  std::size_t admits_zero = 0;
+  double spread = 0;
   double seconds = 0;
   std::optional<Complexity> complexity;
   bool expected_kink = false;  // AT-KINK is this self-test entry's expected outcome

@@ -44,6 +44,7 @@ nlohmann::json to_json(const HarnessResult& r, const HarnessOptions& o) {
                         {"status", status_name(c.status)},
                         {"detail", c.detail},
                         {"unresolved", c.unresolved},
+                        {"admits_zero", c.admits_zero},
                         {"worst_error", measured(c) ? number(c.worst_error) : nullptr},
                         {"tolerance", judged(c) ? number(c.tolerance) : nullptr},
                         {"where", c.where},
@@ -139,7 +140,7 @@ void print_table(std::ostream& os, const HarnessResult& r) {
     }
     os << "\n";
     // a PASS has a detail only when some entry was resolved only as far as the reference can
-    if ((c.status != Status::Pass || c.unresolved > 0) && !c.detail.empty())
+    if ((c.status != Status::Pass || c.unresolved > 0 || c.admits_zero > 0) && !c.detail.empty())
       os << "    " << c.detail << "\n";
   }
   int cf_pass = 0, adj_pass = 0;

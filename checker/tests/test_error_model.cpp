@@ -511,6 +511,20 @@ TEST_CASE("an entry below the reference's resolution passes within it and is cou
   CHECK(compare({0.0}, want, 1e-14, {}, 1, {}, {}, {0.0}, {1e-38}).unresolved == 0);
 }
 
+TEST_CASE("an entry whose terms cancel far below its tolerance is counted as admitting 0",
+          "[unit]") {
+  // 40 steps of a chaotic map: d f / d r = 9.8e8 beside chain-rule terms of 3e22, so at a
+  // tolerance of 1e-10 any value within 3e12 passes, 0 included (an audit helper; decision 226).
+  const std::vector<mp50> want = {mp50(9.8e8), mp50(2.0)};
+  const Comparison loose = compare({0.0, 2.0}, want, 1e-10, {}, 1, {}, {}, {3e22, 2.0});
+  CHECK(loose.pass);
+  CHECK(loose.admits_zero == 1);
+  CHECK(loose.spread == Approx(3e22 / 9.8e8));
+  // terms of the entry's own size: checked as tightly as the tolerance says, and 0 fails
+  CHECK(compare({9.8e8, 2.0}, want, 1e-10, {}, 1, {}, {}, {1e9, 2.0}).admits_zero == 0);
+  CHECK_FALSE(compare({0.0, 2.0}, want, 1e-10, {}, 1, {}, {}, {1e9, 2.0}).pass);
+}
+
 TEST_CASE("f32_paths finds the f32 arithmetic between each parameter and result", "[unit]") {
   // decision 206: result 0 rounds k * k in f32 (k reaches it through f32 arithmetic, x does
   // not); result 1 reads w as f64 only; result 2 calls a helper that computes in f32.
