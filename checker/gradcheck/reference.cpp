@@ -181,16 +181,18 @@ Reference reference_jacobian(const ir::Function& f, const std::vector<ir::Tensor
     // extrapolated, and what they resolve: kMpResolution times the largest |f_i| the stencil
     // saw, over the smallest step (|f(x0)| alone missed x^2 at 1e-150, whose stencil values
     // are h^2 = 1e-24; an audit helper, decision 224).
-    // `error` estimates each entry's whole error: the resolution or the step's truncation (the
-    // difference from one level fewer), infinite where a stencil value or the estimate is not
-    // finite (a step that leaves log's domain).
-    auto column = [&](mp50 h, std::vector<mp50>& value, std::vector<double>& resolution,
+    // `error` estimates each entry's whole error: the resolution or the truncation of the
+    // extrapolation of one level fewer (which the returned value, with every level, improves
+    // on), infinite where a stencil value or the estimate is not finite (a step that leaves
+    // log's domain). The difference from the level-0 value alone overstated it by orders and
+    // handed a worse step the choice (a reviewing helper; decision 227).
+    auto column = [&](mp50 h, int levels, std::vector<mp50>& value, std::vector<double>& resolution,
                       std::vector<double>& error) {
-      std::vector<std::vector<mp50>> d(static_cast<std::size_t>(o.levels));
+      std::vector<std::vector<mp50>> d(static_cast<std::size_t>(levels));
       std::vector<double> seen(m, 0.0);
       std::vector<bool> finite(m, true);
       for (std::size_t i = 0; i < m; ++i) seen[i] = std::fabs(ir::math::to_double(r.primal[i]));
-      for (int level = 0; level < o.levels; ++level, h /= 2) {
+      for (int level = 0; level < levels; ++level, h /= 2) {
         std::vector<mp50> x = p.x0;
         x[j] = p.x0[j] + h;
         auto plus = ev.at(x);
@@ -217,7 +219,7 @@ Reference reference_jacobian(const ir::Function& f, const std::vector<ir::Tensor
           seen[i] = std::max({seen[i], a, b});
         }
       }
-      evaluations += 2 * static_cast<std::size_t>(o.levels);
+      evaluations += 2 * static_cast<std::size_t>(levels);
       const double h_last = ir::math::to_double(h * 2);  // the smallest step taken
       value.resize(m);
       resolution.resize(m);
@@ -227,8 +229,10 @@ Reference reference_jacobian(const ir::Function& f, const std::vector<ir::Tensor
         for (auto& row : d) est.push_back(row[i]);
         value[i] = richardson(est);
         resolution[i] = kMpResolution * std::max(seen[i], 1e-300) / h_last;
-        const double truncation =
-            est.size() > 1 ? std::fabs(ir::math::to_double(value[i] - richardson({est[0]}))) : 0.0;
+        const double truncation = est.size() > 1
+                                      ? std::fabs(ir::math::to_double(
+                                            value[i] - richardson({est.begin(), est.end() - 1})))
+                                      : 0.0;
         error[i] =
             finite[i] && std::isfinite(truncation) && std::isfinite(ir::math::to_double(value[i]))
                 ? std::max(resolution[i], truncation)
@@ -237,17 +241,20 @@ Reference reference_jacobian(const ir::Function& f, const std::vector<ir::Tensor
     };
     std::vector<mp50> value;
     std::vector<double> resolution, error;
-    column(step_for(p.x0[j], o.step), value, resolution, error);
+    const double xj = std::fabs(ir::math::to_double(p.x0[j]));
+    const bool tiny = xj > 0 && xj < kRelativeStepBelow;
+    // a tiny coordinate's two columns take one level more, for their error estimates
+    const int levels = tiny ? o.levels + 1 : o.levels;
+    column(step_for(p.x0[j], o.step), levels, value, resolution, error);
     // A coordinate far below 1 also gets a step relative to itself, and each entry takes the
     // estimate with the smaller error estimate: the step of max(|x|, 1) cannot see x^2's
     // derivative at x = 1e-150 in 50 digits (it read 0, and every strategy FAILed; decision
     // 224), nor log's at 1e-10 (1% of x: 5e-10 off) or 1e-13 (past the pole: NaN; decision
     // 225), while a relative step cannot see sin(x + 1)'s.
-    const double xj = std::fabs(ir::math::to_double(p.x0[j]));
-    if (xj > 0 && xj < kRelativeStepBelow) {
+    if (tiny) {
       std::vector<mp50> fine_value;
       std::vector<double> fine_resolution, fine_error;
-      column(mp50(o.step) * mp50(xj), fine_value, fine_resolution, fine_error);
+      column(mp50(o.step) * mp50(xj), levels, fine_value, fine_resolution, fine_error);
       for (std::size_t i = 0; i < m; ++i)
         if (fine_error[i] < error[i]) {
           value[i] = fine_value[i];
@@ -412,6 +419,7 @@ std::vector<mp50> reference_hvp(const ir::Function& f, const std::vector<ir::Ten
   bool finite = true;
   for (int attempt = 0; attempt < kHvpStepAttempts; ++attempt, step2 /= 1000) {
     bool crossed = false;
+    finite = true;  // the last attempt's, not a stale one (a reviewing helper; decision 227)
     auto hv = hvp_at_step(f, p, v, o, step2, o.levels, branches0, resolution, nullptr, crossed);
     if (crossed) continue;
     // a stencil past a pole or out of a domain (log at x = 1e-10 with a step of 1e-9) is not
