@@ -7,6 +7,7 @@
 
 #include "ad/fwdvec/fuse.h"
 #include "ad/fwdvec/fwdvec_strategy.h"
+#include "ad/fwdvec/licm.h"
 #include "checker/complexity/complexity.h"
 #include "checker/smt/translation_validation.h"
 #include "ir/builder.h"
@@ -305,6 +306,22 @@ TEST_CASE("digest 001 section 4.8: LICM out of an empty per-point loop evaluates
   CHECK(ok[1].values[0] == Approx(-2 / (0.5 * 0.5)));
   CHECK(ok[1].values[1] == Approx(1 / 0.5));
   CHECK(ok[1].values[2] == 0);
+}
+
+TEST_CASE("LICM moves a whole direction-invariant select out of the direction loop", "[fwdvec]") {
+  // tanh' and sigmoid' are selects on the argument's size (decision 223); left in gen[dir < k]
+  // they were evaluated once per direction (neural's fwdvec ratio 21 -> 112).
+  auto m = ir::parse_module(
+      "func f(v: f64[n], x: f64) -> f64[n] {\n"
+      "  return gen[d < n] v[d] * select(x * x < 1, tanh(x), sigmoid(x))\n}\n",
+      "licm_select.adl");
+  const auto* gen = m.entry("f")->results.at(0).as<ir::Gen>();
+  REQUIRE(gen != nullptr);
+  std::vector<ir::Stmt> hoisted;
+  ir::Expr body = fwdvec::hoist_invariants(gen->body, gen->dom.vars.at(0), hoisted);
+  REQUIRE(hoisted.size() == 1);
+  CHECK(hoisted[0].value->kind == ir::NodeKind::Select);
+  CHECK(ir::expr_str(body).find("select") == std::string::npos);
 }
 
 TEST_CASE("digest 001 test 21: vectorMax ifold, tangent at the last strict improvement",
