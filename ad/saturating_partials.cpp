@@ -1,5 +1,7 @@
 #include "ad/saturating_partials.h"
 
+#include "ir/interp/scalar.h"
+
 namespace adlab::ad {
 
 using namespace ir;
@@ -27,7 +29,7 @@ Expr tanh_partial(Expr x, Expr t) {
   Expr saturating = bin(BinaryOp::Mul, num(4, x),
                         bin(BinaryOp::Mul, prim(PrimOp::Sigmoid, two_x),
                             prim(PrimOp::Sigmoid, Unary::make(UnaryOp::Neg, two_x))));
-  return by_size(x, 0.25, near_zero, saturating);
+  return by_size(x, ir::math::kTanhNearZeroSquare, near_zero, saturating);
 }
 
 Expr sigmoid_partial(Expr x, Expr s) {
@@ -35,7 +37,7 @@ Expr sigmoid_partial(Expr x, Expr s) {
   Expr near_zero =
       bin(BinaryOp::Div, bin(BinaryOp::Sub, num(1, x), bin(BinaryOp::Mul, u, u)), num(4, x));
   Expr saturating = bin(BinaryOp::Mul, s, prim(PrimOp::Sigmoid, Unary::make(UnaryOp::Neg, x)));
-  return by_size(x, 1, near_zero, saturating);
+  return by_size(x, ir::math::kSigmoidNearZeroSquare, near_zero, saturating);
 }
 
 }  // namespace adlab::ad

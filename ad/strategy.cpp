@@ -77,11 +77,20 @@ void check_wrt_names(const ir::Function& f, const std::vector<std::string>& wrt,
 namespace {
 // Whether `e` reads a floating value that can vary (a floating variable, a read of floating
 // data, a call); a literal, or arithmetic on integers and literals, cannot carry a derivative.
-bool reads_floating(ir::Expr e) {
-  if (e.as<ir::Call>()) return true;
-  auto kids = ir::children(e);
-  if (kids.empty()) return ir::is_float(e->type.elem) && !e.as<ir::Literal>();
-  return std::any_of(kids.begin(), kids.end(), reads_floating);
+// Each shared node is visited once (interned expressions are DAGs).
+bool reads_floating(ir::Expr root) {
+  std::unordered_set<const ir::ExprNode*> visited;
+  std::vector<ir::Expr> work{root};
+  while (!work.empty()) {
+    ir::Expr e = work.back();
+    work.pop_back();
+    if (!visited.insert(e.get()).second) continue;
+    if (e.as<ir::Call>()) return true;
+    auto kids = ir::children(e);
+    if (kids.empty() && ir::is_float(e->type.elem) && !e.as<ir::Literal>()) return true;
+    work.insert(work.end(), kids.begin(), kids.end());
+  }
+  return false;
 }
 
 void reject_f32_in(const ir::Function& f, std::string_view strategy, std::string_view consequence,

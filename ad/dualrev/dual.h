@@ -427,14 +427,15 @@ ADLAB_DUALREV_INLINE auto tan(const E& x) {
 // d tanh(x) = 1 - tanh(x)^2, or 4 sigmoid(2x) sigmoid(-2x) at saturation (decisions 221, 223)
 template <DualExpr E>
 ADLAB_DUALREV_INLINE auto tanh(const E& x) {
-  return detail::scale<true>(std::tanh(x.value()), x, ir::math::tanh_derivative(x.value()), 2);
+  const double t = std::tanh(x.value());
+  return detail::scale<true>(t, x, ir::math::tanh_derivative(x.value(), t), 2);
 }
 // d sigmoid(x) = (1 - tanh(x/2)^2) / 4, or sigmoid(x) sigmoid(-x) at saturation (decisions 221,
 // 223); s as ir::math::sigmoid computes it
 template <DualExpr E>
 ADLAB_DUALREV_INLINE auto sigmoid(const E& x) {
-  return detail::scale<true>(ir::math::sigmoid(x.value()), x,
-                             ir::math::sigmoid_derivative(x.value()), 2);
+  const double s = ir::math::sigmoid(x.value());
+  return detail::scale<true>(s, x, ir::math::sigmoid_derivative(x.value(), s), 2);
 }
 // d sqrt(x) = 1 / (2 sqrt(x))
 template <DualExpr E>

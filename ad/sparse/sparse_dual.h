@@ -228,11 +228,12 @@ inline SparseDual tan(const SparseDual& x) {
 }
 // tanh' and sigmoid' by ir::math's formulas, which neither saturate nor cancel (decisions 221, 223)
 inline SparseDual tanh(const SparseDual& x) {
-  return SparseDual::chain(std::tanh(x.value()), x, ir::math::tanh_derivative(x.value()));
+  const double t = std::tanh(x.value());
+  return SparseDual::chain(t, x, ir::math::tanh_derivative(x.value(), t));
 }
 inline SparseDual sigmoid(const SparseDual& x) {
-  return SparseDual::chain(ir::math::sigmoid(x.value()), x,
-                           ir::math::sigmoid_derivative(x.value()));
+  const double s = ir::math::sigmoid(x.value());
+  return SparseDual::chain(s, x, ir::math::sigmoid_derivative(x.value(), s));
 }
 inline SparseDual sqrt(const SparseDual& x) {
   const double r = std::sqrt(x.value());

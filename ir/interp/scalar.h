@@ -132,24 +132,24 @@ T sigmoid(const T& x) {
 // tanh'(x) = 1 - t^2 (t = tanh x) where |x| < 1/2, else 4 sigmoid(2x) sigmoid(-2x): near
 // saturation 1 - t is mostly t's rounding (tanh'(15) was 1.7e-4 off), and near 0 the product
 // form's own derivative (an hvp) cancels, where -2 t t' does not (decisions 221, 223).
-// ad/saturating_partials.h emits the same formulas as IR.
+// ad/saturating_partials.h emits the same formulas as IR, with the same bounds on x^2. `t` is
+// tanh(x), which the caller has.
+inline constexpr double kTanhNearZeroSquare = 0.25;
+inline constexpr double kSigmoidNearZeroSquare = 1;
 template <class T>
-T tanh_derivative(const T& x) {
-  if (x * x < T(0.25)) {
-    const T t = tanh(x);
-    return T(1) - t * t;
-  }
+T tanh_derivative(const T& x, const T& t) {
+  if (x * x < T(kTanhNearZeroSquare)) return T(1) - t * t;
   return T(4) * sigmoid(T(T(2) * x)) * sigmoid(T(T(-2) * x));
 }
 // sigmoid'(x) = (1 - u^2) / 4 (u = tanh(x / 2)) where |x| < 1, else sigmoid(x) sigmoid(-x), for
-// the same two reasons (sigmoid'(30) was 1e-3 off as s (1 - s)).
+// the same two reasons (sigmoid'(30) was 1e-3 off as s (1 - s)). `s` is sigmoid(x).
 template <class T>
-T sigmoid_derivative(const T& x) {
-  if (x * x < T(1)) {
+T sigmoid_derivative(const T& x, const T& s) {
+  if (x * x < T(kSigmoidNearZeroSquare)) {
     const T u = tanh(T(x / T(2)));
     return (T(1) - u * u) / T(4);
   }
-  return sigmoid(x) * sigmoid(T(-x));
+  return s * sigmoid(T(-x));
 }
 template <class T>
 bool is_finite(const T& x) {
