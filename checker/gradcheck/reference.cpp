@@ -124,6 +124,12 @@ mp50 step_for(const mp50& x, double step) {
   return mp50(step) * (ax > 1 ? ax : mp50(1));
 }
 
+// A coordinate that also gets a step relative to itself (decision 224).
+bool is_tiny(const mp50& x) {
+  const double ax = std::fabs(ir::math::to_double(x));
+  return ax > 0 && ax < kRelativeStepBelow;
+}
+
 struct Prepared {
   MpTensors base;
   Layout in;
@@ -241,8 +247,7 @@ Reference reference_jacobian(const ir::Function& f, const std::vector<ir::Tensor
     };
     std::vector<mp50> value;
     std::vector<double> resolution, error;
-    const double xj = std::fabs(ir::math::to_double(p.x0[j]));
-    const bool tiny = xj > 0 && xj < kRelativeStepBelow;
+    const bool tiny = is_tiny(p.x0[j]);
     // a tiny coordinate's two columns take one level more, for their error estimates
     const int levels = tiny ? o.levels + 1 : o.levels;
     column(step_for(p.x0[j], o.step), levels, value, resolution, error);
@@ -254,7 +259,8 @@ Reference reference_jacobian(const ir::Function& f, const std::vector<ir::Tensor
     if (tiny) {
       std::vector<mp50> fine_value;
       std::vector<double> fine_resolution, fine_error;
-      column(mp50(o.step) * mp50(xj), levels, fine_value, fine_resolution, fine_error);
+      column(mp50(o.step) * boost::multiprecision::abs(p.x0[j]), levels, fine_value,
+             fine_resolution, fine_error);
       for (std::size_t i = 0; i < m; ++i)
         if (fine_error[i] < error[i]) {
           value[i] = fine_value[i];
@@ -306,14 +312,21 @@ std::vector<mp50> reference_jvp(const ir::Function& f, const std::vector<ir::Ten
 }
 
 namespace {
+// A coordinate's second-difference step: step2 max(|x|, 1), or step2 |x| for a tiny coordinate
+// in the relative estimate (the Jacobian's rule, decision 224, for the hvp; decision 228).
+mp50 hvp_step(const mp50& x, double step2, bool relative) {
+  if (relative && is_tiny(x)) return mp50(step2) * boost::multiprecision::abs(x);
+  return step_for(x, step2);
+}
+
 // H v at one second-difference step (ReferenceOptions::step2 = `step2`) over `levels` halvings;
 // `coarser`, when given, gets the estimate of one level fewer (Richardson's error estimate is
 // the difference); `crossed` is set when a stencil point takes another non-smooth decision than
-// x0, whose decisions are `branches0`.
+// x0, whose decisions are `branches0`. `relative`: tiny coordinates step relative to themselves.
 std::vector<mp50> hvp_at_step(const ir::Function& f, const Prepared& p,
                               const std::vector<double>& v, const ReferenceOptions& o, double step2,
                               int levels, std::uint64_t branches0, std::vector<double>* resolution,
-                              std::vector<mp50>* coarser, bool& crossed) {
+                              std::vector<mp50>* coarser, bool& crossed, bool relative = false) {
   const std::size_t n = p.in.size;
   std::atomic<bool> changed{false};
   // The step along v moves coordinate k by at most its own step: one step for every coordinate,
@@ -322,7 +335,7 @@ std::vector<mp50> hvp_at_step(const ir::Function& f, const Prepared& p,
   mp50 hv = 0;
   for (std::size_t k = 0; k < n; ++k)
     if (v[k] != 0) {
-      mp50 hk = step_for(p.x0[k], step2) / mp50(std::fabs(v[k]));
+      mp50 hk = hvp_step(p.x0[k], step2, relative) / mp50(std::fabs(v[k]));
       if (hv == 0 || hk < hv) hv = hk;
     }
   std::vector<mp50> out(n);
@@ -331,7 +344,7 @@ std::vector<mp50> hvp_at_step(const ir::Function& f, const Prepared& p,
   parallel_for(n, thread_count(o, n), f, p.base, p.in, o, [&](Evaluator& ev, std::size_t j) {
     // (H v)_j = d2/(ds dt) f(x + s e_j + t v) at 0: mixed central second differences.
     std::vector<mp50> est;
-    mp50 hs = step_for(p.x0[j], step2), ht = hv == 0 ? hs : hv;
+    mp50 hs = hvp_step(p.x0[j], step2, relative), ht = hv == 0 ? hs : hv;
     for (int level = 0; level < levels; ++level, hs /= 2, ht /= 2) {
       auto f_at = [&](int sj, int sv) {
         std::vector<mp50> x = p.x0;
@@ -355,7 +368,7 @@ std::vector<mp50> hvp_at_step(const ir::Function& f, const Prepared& p,
     const double ht = (hv == 0 ? 0.0 : ir::math::to_double(hv)) / shrink;
     resolution->assign(n, 0.0);
     for (std::size_t j = 0; j < n; ++j) {
-      const double hs = ir::math::to_double(step_for(p.x0[j], step2)) / shrink;
+      const double hs = ir::math::to_double(hvp_step(p.x0[j], step2, relative)) / shrink;
       (*resolution)[j] = kMpResolution * std::max(fx, 1e-300) / (hs * (ht > 0 ? ht : hs));
     }
   }
@@ -415,21 +428,72 @@ std::vector<mp50> reference_hvp(const ir::Function& f, const std::vector<ir::Ten
     ev.at(p.x0);
     branches0 = ev.branches();
   }
+  // A tiny coordinate's estimates at the usual step take one level more, for their error
+  // estimates, and are compared entry by entry with a second estimate whose tiny coordinates step
+  // relative to themselves: the usual step was 1% of x for log at 1e-10 (1.3e-8 off) and cannot
+  // see x^3's 6x at 1e-150 in 50 digits (decision 228, as the Jacobian's decision 224).
+  const bool tiny = std::any_of(p.x0.begin(), p.x0.end(), is_tiny);
+  const int levels = tiny ? o.levels + 1 : o.levels;
+  const auto error_of = [](const std::vector<mp50>& value, const std::vector<mp50>& coarser,
+                           const std::vector<double>& res) {
+    std::vector<double> error(value.size(), std::numeric_limits<double>::infinity());
+    for (std::size_t j = 0; j < value.size(); ++j) {
+      const double truncation = std::fabs(ir::math::to_double(value[j] - coarser[j]));
+      if (boost::multiprecision::isfinite(value[j]) && std::isfinite(truncation))
+        error[j] = std::max(res[j], truncation);
+    }
+    return error;
+  };
+  std::vector<mp50> relative, relative_coarser;
+  std::vector<double> relative_res, relative_error;
+  if (tiny) {
+    bool crossed = false;
+    relative = hvp_at_step(f, p, v, o, o.step2, levels, branches0, &relative_res, &relative_coarser,
+                           crossed, true);
+    if (crossed)
+      relative.clear();  // not at x0's decisions: not a candidate
+    else
+      relative_error = error_of(relative, relative_coarser, relative_res);
+  }
+  const auto give = [&](std::vector<mp50> hv, std::vector<double> res) {
+    if (resolution) *resolution = std::move(res);
+    return hv;
+  };
   double step2 = o.step2;
   bool finite = true;
   for (int attempt = 0; attempt < kHvpStepAttempts; ++attempt, step2 /= 1000) {
     bool crossed = false;
     finite = true;  // the last attempt's, not a stale one (a reviewing helper; decision 227)
-    auto hv = hvp_at_step(f, p, v, o, step2, o.levels, branches0, resolution, nullptr, crossed);
+    std::vector<double> res;
+    std::vector<mp50> coarser;
+    auto hv =
+        hvp_at_step(f, p, v, o, step2, levels, branches0, &res, tiny ? &coarser : nullptr, crossed);
     if (crossed) continue;
     // a stencil past a pole or out of a domain (log at x = 1e-10 with a step of 1e-9) is not
     // the Hessian: smaller steps too (an audit helper's false FAILs; decision 225)
     finite = std::all_of(hv.begin(), hv.end(),
                          [](const mp50& h) { return boost::multiprecision::isfinite(h); });
     if (!finite) continue;
-    if (resolution && attempt == 0) refine_with_larger_step(f, p, v, o, branches0, hv, *resolution);
-    return hv;
+    std::vector<double> error = tiny ? error_of(hv, coarser, res) : std::vector<double>{};
+    if (resolution && attempt == 0) {
+      const std::vector<double> before = res;
+      refine_with_larger_step(f, p, v, o, branches0, hv, res);
+      for (std::size_t j = 0; j < error.size(); ++j)
+        if (res[j] != before[j]) error[j] = res[j];  // the larger step's whole uncertainty
+    }
+    if (!relative.empty())
+      for (std::size_t j = 0; j < hv.size(); ++j)
+        if (relative_error[j] < error[j]) {
+          hv[j] = relative[j];
+          res[j] = relative_res[j];
+        }
+    return give(std::move(hv), std::move(res));
   }
+  // no usual step gave a finite value: the relative one may, everywhere (log at 1e-13)
+  if (!finite && !relative.empty() &&
+      std::all_of(relative_error.begin(), relative_error.end(),
+                  [](double e) { return std::isfinite(e); }))
+    return give(std::move(relative), std::move(relative_res));
   char step[32];
   std::snprintf(step, sizeof step, "%.3g", step2 * 1000);
   if (!finite)

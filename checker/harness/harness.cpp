@@ -261,19 +261,27 @@ void check_adjoint(const EntryContext& ctx, const ChosenStrategy& forward,
       // Only when every term vanishes (an identically zero derivative) against the function's
       // magnitude, as the error model judges a zero group (rounding noise of a few u times it is
       // what correct derivatives compute there, e.g. paper 003's summed softmax). "Vanishes" is
-      // decided by the reference Jacobian, not by the strategies' own noise.
-      // Where |J| is known, the terms of |y'| |J| |x'| count too: a Jacobian zero by cancellation
-      // (exp(x + y) - exp(x) exp(y)) is rounding noise of those terms, not of f (decision 209).
+      // decided by the reference, not by the strategies' own noise: no chain-rule term (|J|)
+      // and no reference entry beyond its resolution. Where |J| is known, the terms of |y'| |J|
+      // |x'| count too: a Jacobian zero by cancellation (exp(x + y) - exp(x) exp(y)) is rounding
+      // noise of those terms, not of f (decision 209). An absolute threshold (1e-30 |f|) called
+      // x^3's 3x^2 = 1e-79 at -2e-40 zero and judged it against |f| = 8e-120 (a false FAIL at
+      // 1e24), and let a derivative of 1e-25 beside f = 1e10 differ by 100% (decision 229).
       const std::vector<double>& mag = ctx.ref.magnitude;
       const bool has_mag = mag.size() == ydir.size() * xdir.size();
-      double ref_terms = 0, mag_terms = 0;
+      const bool has_res = ctx.ref.resolution.size() == ydir.size() * xdir.size();
+      double ref_terms = 0, mag_terms = 0, res_terms = 0;
       for (std::size_t i = 0; i < ydir.size(); ++i)
         for (std::size_t j = 0; j < xdir.size(); ++j) {
+          const std::size_t k = i * xdir.size() + j;
           ref_terms += std::fabs(ydir[i] * ir::math::to_double(ctx.ref.at(i, j)) * xdir[j]);
-          if (has_mag && std::isfinite(mag[i * xdir.size() + j]))
-            mag_terms += std::fabs(ydir[i]) * mag[i * xdir.size() + j] * std::fabs(xdir[j]);
+          if (has_mag && std::isfinite(mag[k]))
+            mag_terms += std::fabs(ydir[i]) * mag[k] * std::fabs(xdir[j]);
+          if (has_res) res_terms += std::fabs(ydir[i]) * ctx.ref.resolution[k] * std::fabs(xdir[j]);
         }
-      bool vanishes = !(std::max(ref_terms, mag_terms) > 1e-30 * std::max(1.0, primal_scale));
+      const bool vanishes =
+          has_res ? !(mag_terms > 0) && !(ref_terms > res_terms)
+                  : !(std::max(ref_terms, mag_terms) > 1e-30 * std::max(1.0, primal_scale));
       double denom =
           vanishes ? std::max(primal_scale, 1e-300) : std::max({terms, mag_terms, 1e-300});
       const double error = std::isfinite(lhs) && std::isfinite(rhs)

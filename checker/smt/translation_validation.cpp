@@ -5,6 +5,7 @@
 
 #include "checker/smt/z3_format.h"
 #include "ir/logic/smt_encoding.h"
+#include "ir/syntax/printer.h"
 
 namespace adlab::checker::smt {
 
@@ -12,17 +13,7 @@ using ir::logic::SymValue;
 
 namespace {
 
-// Every scalar entry of a value with concrete dimensions, in row-major order.
-void flatten(const SymValue& v, std::vector<SymValue>& out) {
-  if (v.is_scalar()) {
-    out.push_back(v);
-    return;
-  }
-  if (!v.fields.empty()) {
-    for (const auto& f : v.fields) flatten(f, out);
-    return;
-  }
-  const auto& t = *v.tensor;
+std::vector<std::int64_t> concrete_dims(const ir::logic::SymTensor& t) {
   std::vector<std::int64_t> dims;
   for (const auto& d : t.dims) {
     std::int64_t n = 0;
@@ -30,19 +21,69 @@ void flatten(const SymValue& v, std::vector<SymValue>& out) {
       throw ir::logic::Unencodable("a result dimension is not a number at these sizes");
     dims.push_back(n);
   }
+  return dims;
+}
+
+// Every scalar entry of a value with concrete dimensions, in row-major order, each defined only
+// where every value it sits in is: a statement's or a call's failure is the enclosing tensor's
+// definedness, which entries of a tensor of tensors (or of tuples) dropped, so a failing `let`
+// before a nested `gen` was PROVED equal to the same program without it (an audit helper;
+// decision 230).
+void flatten(const SymValue& v, const z3::expr& outer, std::vector<SymValue>& out) {
+  if (v.is_scalar()) {
+    out.push_back(SymValue::scalar(v.value(), (v.defined() && outer).simplify()));
+    return;
+  }
+  if (!v.fields.empty()) {
+    for (const auto& f : v.fields) flatten(f, outer, out);
+    return;
+  }
+  const auto& t = *v.tensor;
+  const z3::expr inner = outer && t.defined;
+  const std::vector<std::int64_t> dims = concrete_dims(t);
   std::vector<std::int64_t> pt(dims.size(), 0);
   std::function<void(std::size_t)> rec = [&](std::size_t k) {
     if (k == dims.size()) {
       std::vector<z3::expr> idx;
       for (auto p : pt) idx.push_back(t.defined.ctx().int_val(p));
-      SymValue e = t.at(idx);
-      if (e.is_scalar()) e = SymValue::scalar(e.value(), e.defined() && t.defined);
-      flatten(e, out);
+      flatten(t.at(idx), inner, out);
       return;
     }
     for (pt[k] = 0; pt[k] < dims[k]; ++pt[k]) rec(k + 1);
   };
   rec(0);
+}
+
+// Whether a whole result is defined, entries aside: what decides a result without entries
+// (n = 0), whose failing statement was otherwise never compared (decision 230).
+z3::expr defined_whole(const SymValue& v, z3::context& z) {
+  if (v.is_scalar()) return v.defined();
+  if (!v.fields.empty()) {
+    z3::expr all = z.bool_val(true);
+    for (const auto& f : v.fields) all = all && defined_whole(f, z);
+    return all;
+  }
+  return v.tensor->defined;
+}
+
+// A result's type at these sizes: element type, storage, and each dimension's value. f64[6] and
+// f64[2, 3], f64 and f64[1], or f64 and i64 have equal flat entries but are different results
+// (decision 230).
+std::string concrete_type(const ir::Type& type, const SymValue& v) {
+  if (type.is_tuple() && type.dims.empty()) {
+    std::string out = "(";
+    for (std::size_t k = 0; k < type.fields.size(); ++k)
+      out += (k ? ", " : "") + (k < v.fields.size() ? concrete_type(type.fields[k], v.fields[k])
+                                                    : ir::type_str(type.fields[k]));
+    return out + ")";
+  }
+  if (type.dims.empty() || !v.tensor) return ir::type_str(type);
+  std::string out = ir::type_str(type.element()) + "[";
+  const std::vector<std::int64_t> dims = concrete_dims(*v.tensor);
+  for (std::size_t k = 0; k < dims.size(); ++k) out += (k ? ", " : "") + std::to_string(dims[k]);
+  out += "]";
+  if (type.storage != ir::Storage::Dense) out += " (" + ir::type_str(type) + ")";
+  return out;
 }
 
 void bind_sizes(ir::logic::Encoder& enc, const ir::Function& f,
@@ -90,16 +131,30 @@ Validation validate_equivalent(const ir::Function& f, const ir::Function& g,
     for (std::size_t k = 0; k < g.params.size(); ++k) e2.bind(g.params[k], inputs[k]);
     auto rg = e2.encode_function(g);
     if (rf.size() != rg.size()) throw Error("translation validation: different result counts");
+    for (std::size_t k = 0; k < rf.size(); ++k) {
+      const std::string tf = concrete_type(f.results[k]->type, rf[k]);
+      const std::string tg = concrete_type(g.results[k]->type, rg[k]);
+      if (tf != tg) {
+        v.verdict = Verdict::Refuted;
+        v.counterexample = "result " + std::to_string(k) + " is " + tf + " and " + tg;
+        return done();
+      }
+    }
     std::vector<SymValue> a, b;
-    for (const auto& r : rf) flatten(r, a);
-    for (const auto& r : rg) flatten(r, b);
+    for (const auto& r : rf) flatten(r, z.bool_val(true), a);
+    for (const auto& r : rg) flatten(r, z.bool_val(true), b);
+    // each whole result's definedness too, as one more boolean entry (true: defined)
+    for (std::size_t k = 0; k < rf.size(); ++k) {
+      a.push_back(SymValue::scalar(defined_whole(rf[k], z).simplify(), z.bool_val(true)));
+      b.push_back(SymValue::scalar(defined_whole(rg[k], z).simplify(), z.bool_val(true)));
+    }
     if (a.size() != b.size()) {
       v.verdict = Verdict::Refuted;
       v.counterexample = "the results have " + std::to_string(a.size()) + " and " +
                          std::to_string(b.size()) + " entries";
       return done();
     }
-    v.entries = a.size();
+    v.entries = a.size() - rf.size();
     // Entries equal as polynomials (sum of monomials) need no solver.
     z3::params som(z);
     som.set("som", true);
@@ -141,8 +196,11 @@ Validation validate_equivalent(const ir::Function& f, const ir::Function& g,
         for (std::size_t j = 0; j < open.size(); ++j)
           if (m.eval(open[static_cast<int>(j)], true).is_false()) {
             std::size_t k = open_index[j];
-            os << "result entry " << k << ": " << describe_value(m, a[k]) << " vs "
-               << describe_value(m, b[k]);
+            if (k >= v.entries)
+              os << "result " << k - v.entries << " is defined: ";
+            else
+              os << "result entry " << k << ": ";
+            os << describe_value(m, a[k]) << " vs " << describe_value(m, b[k]);
             break;
           }
         v.counterexample = os.str();

@@ -26,7 +26,10 @@ struct Validation {
 
 // f and g must have the same parameters (by position: types and shapes) and result types.
 // `sizes`: every size of f and g by name. Primitives are uninterpreted (exp(a) = exp(b) only when
-// a = b), so only rewrites valid for every function in that place are proved.
+// a = b), so only rewrites valid for every function in that place are proved. Results must have
+// the same types at these sizes, and be defined (not fail) for the same inputs, entry by entry
+// and as a whole (decision 230). Not modelled: i64 overflow (integers are unbounded) and f32
+// rounding (f32 arithmetic is exact real arithmetic; `f32(...)` conversions are uninterpreted).
 Validation validate_equivalent(const ir::Function& f, const ir::Function& g,
                                const std::map<std::string, std::int64_t>& sizes,
                                const ValidationOptions& o = {});

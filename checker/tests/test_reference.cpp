@@ -128,10 +128,29 @@ TEST_CASE("a coordinate far below 1 gets a step of its own size where that resol
     INFO("x = " << x);
     Reference l = reference_jacobian(*lg, {vec({x})}, {});
     CHECK(ir::math::to_double(l.jacobian[0]) * x == Approx(1.0).epsilon(1e-14));
-    // the hvp reference retries smaller steps while its stencil gives no finite value
-    std::vector<mp50> h = reference_hvp(*lg, {vec({x})}, {}, {1.0});
+    // the hvp's usual step leaves the domain (1e-9 at 1e-10) and its smaller retries were 1% of
+    // x (1.3e-8 off): its tiny coordinates step relative to themselves too (decision 228)
+    std::vector<double> res;
+    std::vector<mp50> h = reference_hvp(*lg, {vec({x})}, {}, {1.0}, {}, &res);
     CHECK(boost::multiprecision::isfinite(h[0]));
-    CHECK(ir::math::to_double(h[0]) * x * x == Approx(-1.0).epsilon(1e-6));
+    CHECK(ir::math::to_double(h[0]) * x * x == Approx(-1.0).epsilon(1e-14));
+    CHECK(res[0] < 1e-14 / (x * x));
+  }
+  // x^3 at 1e-100: H = 6x, which the usual step's 50 digits cannot see; sin(x + 1) keeps the
+  // usual step, where the relative one's rounding would be 1e-12 (decision 228)
+  auto cube = parse("func f(x: f64[n]) -> f64 { return sum[i < n] x[i] * x[i] * x[i] }", "f");
+  for (double x : {1e-100, -2e-40}) {
+    INFO("x = " << x);
+    std::vector<double> res;
+    auto h = reference_hvp(*cube, {vec({x})}, {}, {1.0}, {}, &res);
+    CHECK(ir::math::to_double(h[0]) / (6 * x) == Approx(1.0).epsilon(1e-14));
+    CHECK(res[0] < 1e-20 * std::fabs(6 * x));
+  }
+  {
+    std::vector<double> res;
+    auto h = reference_hvp(*sn, {vec({1e-150})}, {}, {1.0}, {}, &res);
+    CHECK(ir::math::to_double(h[0]) == Approx(-std::sin(1.0)).epsilon(1e-15));
+    CHECK(res[0] < 1e-20);
   }
   // The usual step wins where it is the better one: exp(1e7 x) at 1e-31 and 1e30 + sin(1e8 x) at
   // 1e-4 took the relative step when its truncation was judged by the level-0 difference

@@ -190,6 +190,21 @@ func f32w_gradient(x: f64[n], w: f32) -> (f64, f64[n], f32) {
   return (f32w(x, w), gen[i < n] 3.0 * f64(w) * x[i] * x[i], f32(sum[i < n] x[i] * x[i] * x[i]))
 }
 
+# Derivatives of 1e-25 beside values of 1e10, and x^3's 3x^2 of 1e-79 at -2e-40 beside 8e-120: the
+# adjoint test's absolute "vanishes" threshold judged both against |f| (decision 229).
+func tinyj(x: f64[n]) -> f64[n] {
+  return gen[i < n] 1e10 + 1e-25 * x[i] * x[i]
+}
+func tinyj_jvp(x: f64[n], dx: f64[n]) -> (f64[n], f64[n]) {
+  return (tinyj(x), gen[i < n] 2e-25 * x[i] * dx[i])
+}
+func tinyj_vjp(x: f64[n], dy: f64[n]) -> (f64[n], f64[n]) {
+  return (tinyj(x), gen[i < n] 2e-25 * x[i] * dy[i])
+}
+func cube(x: f64[n]) -> f64 {
+  return sum[i < n] x[i] * x[i] * x[i]
+}
+
 func relu(x: f64[n]) -> f64 {
   return sum[i < n] select(x[i] > 0, x[i], 0)
 }
@@ -450,6 +465,12 @@ void register_test_strategies() {
         out.at(results).values.at(0) += 1e-7 * in.at(2).values.at(3);
       });
   // ires's integer result's Jacobian block with a 1 (outputs f, k + 1, J_f, J_k)
+  // every derivative output halved (jvp and vjp alike: consistent with itself, not with others)
+  add("test_halved",
+      [](const std::vector<ir::Tensor>&, std::vector<ir::Tensor>& out, std::size_t results) {
+        for (std::size_t k = results; k < out.size(); ++k)
+          for (double& v : out[k].values) v /= 2;
+      });
   add("test_ires_int_block", [](const std::vector<ir::Tensor>&, std::vector<ir::Tensor>& out,
                                 std::size_t results) { out.at(results + 1).values.at(0) = 1; });
   add("test_vcol_dy0dz",
@@ -1236,6 +1257,35 @@ TEST_CASE("an f32 gradient of a function without f32 arithmetic is allowed its r
   CHECK(c.where == "w");
   CHECK(c.tolerance < 1e-5);
   CHECK(c.worst_error > 1e-5);
+}
+
+TEST_CASE("the adjoint test judges a tiny Jacobian against its own terms, not against f",
+          "[unit]") {
+  // Decision 229: <y', J x'> against <J^T y', x'> was judged against |f| wherever the reference's
+  // terms were below 1e-30 max(|f|, 1). A derivative of 1e-25 beside f = 1e10 could then differ
+  // by 100% between a jvp and a vjp and pass; x^3 at -2e-40 (3x^2 = 1.2e-79, f = -8e-120) failed
+  // correct strategies at an error of 1e24.
+  nlohmann::json t = entry("tinyj", "tinyj", 2, {{"x", {{"value", {0.7, -1.3}}}}}, "jvp");
+  t["modes"] = {"jvp", "vjp"};
+  nlohmann::json c = entry("cube", "cube", 2, {{"x", {{"value", {-2e-40, 3e-41}}}}}, "gradient");
+  c["modes"] = {"gradient", "vjp", "jvp"};
+  const std::string m = tiny_suite().write_manifest("tinyj", {t, c});
+  HarnessResult r = run({"test_oracle", "test_halved", "fwdvec", "iverson"}, "", m);
+  int halved_pairs = 0;
+  for (const auto& a : r.adjoints) {
+    INFO(a.entry << " " << a.forward << " / " << a.reverse << ": error " << a.error << " tolerance "
+                 << a.tolerance << " " << a.detail);
+    const bool one_halved = (a.forward == "test_halved") != (a.reverse == "test_halved");
+    if (a.entry.find("tinyj") != std::string::npos && one_halved) {
+      ++halved_pairs;
+      CHECK(a.status == Status::Fail);
+      CHECK(a.error > 0.1);  // the halved side is a third off the sum of both sides' terms
+    } else {
+      CHECK(a.status == Status::Pass);
+    }
+  }
+  CHECK(halved_pairs == 6);  // with test_oracle, fwdvec and iverson, either way round
+  for (const char* s : {"fwdvec", "iverson"}) check_passes(cell(r, "/cube", s, "gradient"));
 }
 
 }  // namespace

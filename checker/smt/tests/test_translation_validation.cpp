@@ -85,3 +85,77 @@ TEST_CASE("translation validation needs every size", "[smt]") {
   CHECK_THROWS_WITH(validate_equivalent(*m.find("f"), *m.find("f"), {}),
                     Catch::Contains("no value for size `n`"));
 }
+
+TEST_CASE(
+    "a failure anywhere in a result, an empty result's failure and a different result type "
+    "are differences",
+    "[smt]") {
+  // An audit helper's mutants that were PROVED (decision 230): a failing statement before a
+  // tensor of tensors (its definedness was dropped for nested elements), a failing statement
+  // beside a result with no entries (n = 0: nothing was compared), and results whose flat
+  // entries agree but whose types do not.
+  ir::Module m = ir::parse_module(R"(
+func nested(x: f64[n]) -> f64[n, n] {
+  return gen[i < n] gen[j < n] x[j]
+}
+func nested_let_oob(x: f64[n]) -> f64[n, n] {
+  let a = x[n]
+  return gen[i < n] gen[j < n] x[j]
+}
+func h(v: f64[k], s: f64) -> f64[k, k] {
+  return gen[i < k] gen[j < k] v[j]
+}
+func nested_call_oob(x: f64[n]) -> f64[n, n] {
+  return h(x, x[n])
+}
+func nested_call(x: f64[n]) -> f64[n, n] {
+  return h(x, x[0])
+}
+func copy(x: f64[n]) -> f64[n] {
+  return gen[i < n] x[i]
+}
+func copy_let_oob(x: f64[n]) -> f64[n] {
+  let a = x[0]
+  return gen[i < n] x[i]
+}
+func copy_minus_max(x: f64[n]) -> f64[n] {
+  let mx = max[i < n] x[i]
+  return gen[i < n] x[i] - mx + mx
+}
+func flat6(x: f64[6]) -> f64[6] {
+  return gen[i < 6] x[i]
+}
+func matrix23(x: f64[6]) -> f64[2, 3] {
+  return gen[i < 2, j < 3] x[3 * i + j]
+}
+func scalar(a: f64) -> f64 {
+  return a
+}
+func vector1(a: f64) -> f64[1] {
+  return gen[i < 1] a
+}
+func as_float(k: i64) -> f64 {
+  return f64(k)
+}
+func as_int(k: i64) -> i64 {
+  return k
+}
+)");
+  auto check = [&](const char* f, const char* g, std::map<std::string, std::int64_t> sizes,
+                   Verdict want, const char* shows) {
+    Validation v = validate_equivalent(*m.find(f), *m.find(g), sizes);
+    INFO(f << " vs " << g << ": " << verdict_name(v.verdict) << " " << v.detail << " "
+           << v.counterexample);
+    CHECK(v.verdict == want);
+    if (want == Verdict::Refuted) CHECK_THAT(v.counterexample, Catch::Contains(shows));
+  };
+  check("nested_let_oob", "nested", {{"n", 2}}, Verdict::Refuted, "");
+  check("nested_call_oob", "nested", {{"n", 2}}, Verdict::Refuted, "");
+  check("nested_call", "nested", {{"n", 2}}, Verdict::Proved, "");  // x[0] is in range at n = 2
+  check("copy_let_oob", "copy", {{"n", 0}}, Verdict::Refuted, "result 0 is defined");
+  check("copy_minus_max", "copy", {{"n", 0}}, Verdict::Refuted, "result 0 is defined");
+  check("copy_minus_max", "copy", {{"n", 2}}, Verdict::Proved, "");
+  check("flat6", "matrix23", {}, Verdict::Refuted, "f64[6] and f64[2, 3]");
+  check("scalar", "vector1", {}, Verdict::Refuted, "f64 and f64[1]");
+  check("as_float", "as_int", {}, Verdict::Refuted, "f64 and i64");
+}
