@@ -415,6 +415,10 @@ Expr Scatter::make(Domain dom, Type result, std::vector<Expr> at, Expr value) {
 Expr Let::make(std::vector<Expr> vars, Expr value, Expr body) {
   value = fix(value, ElemType::F64);
   if (vars.empty()) type_error("let binds at least one name");
+  // a binder that is not a name failed later inside the printer, in a destructor (terminate; an
+  // audit helper's rule mutant, decision 231)
+  for (const auto& v : vars)
+    if (!v.as<Var>()) type_error(std::string("let binds a ") + kind_name(v->kind) + ", not a name");
   if (vars.size() == 1) {
     if (!same_shape(vars[0]->type, value->type))
       type_error("let `" + var_name(vars[0]) + "` has type " + type_str(vars[0]->type) +

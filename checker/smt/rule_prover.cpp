@@ -44,6 +44,7 @@ struct Outcome {
   int bound = 0;
   std::string counterexample, detail;
   Replay replay;
+  bool vacuous = false;  // the hypotheses alone are unsatisfiable: a proof says nothing
 };
 
 // One query: the rule at one size assignment (empty: symbolic sizes) in one theory.
@@ -87,11 +88,13 @@ class RuleQuery {
     bool refines = r_.spec.claim == ir::rewrite::Claim::Refines;
     z3::expr goal = ir::logic::values_agree(enc_, lhs, rhs, refines);
     for (const auto& a : enc_.assumptions) s.add(a);
+    const z3::expr_vector hypotheses = s.assertions();
     s.add(!goal);
     Outcome out;
     switch (s.check()) {
       case z3::unsat:
         out.verdict = Verdict::Proved;
+        out.vacuous = unsatisfiable(hypotheses);
         for (const auto& l : enc_.lemmas_used)
           if (out.detail.find(l) == std::string::npos)
             out.detail += (out.detail.empty() ? "lemma: " : ", ") + l;
@@ -112,6 +115,20 @@ class RuleQuery {
   }
 
  private:
+  // The hypotheses alone (conditions, assumptions, the encoding's facts) must hold somewhere:
+  // contradictory ones prove any rule (an assumption `?e < ?e` proved ?e + 0 = 2 ?e; an audit
+  // helper, decision 231). A solver of its own: a second check() on the proof's solver runs
+  // incrementally, without the nonlinear tactics (div-one and the derivative rules of division
+  // then timed out). A timeout here says nothing either way.
+  bool unsatisfiable(const z3::expr_vector& hypotheses) {
+    z3::solver h(z_);
+    z3::params p(z_);
+    p.set("timeout", o_.timeout_ms);
+    h.set(p);
+    for (const auto& e : hypotheses) h.add(e);
+    return h.check() == z3::unsat;
+  }
+
   // The binders a pattern variable may depend on, at their current values (outer symbols when
   // the variable is used outside their scope).
   std::vector<Expr> dependency_binders(Expr v) const {
@@ -238,20 +255,31 @@ std::vector<std::map<Expr, std::int64_t>> size_assignments(const Rule& r, int bo
 }
 
 Outcome prove_in(const Rule& r, Arith arith, const ProofOptions& o) {
+  const Outcome vacuous{Verdict::Unknown,
+                        0,
+                        "",
+                        "the rule's conditions and assumptions cannot all hold: a proof would be "
+                        "vacuous",
+                        {}};
   try {
     RuleQuery q(r, arith, {}, o);
-    return q.run();
+    Outcome out = q.run();
+    return out.verdict == Verdict::Proved && out.vacuous ? vacuous : out;
   } catch (const ir::logic::SymbolicBound& sb) {
-    // Bounded: every size up to the bound.
+    // Bounded: every size up to the bound; the hypotheses must hold at one of them at least
+    // (an in_range(?a, ?n) cannot at n = 0).
+    bool somewhere = false;
     for (const auto& a : size_assignments(r, o.bound)) {
       try {
         RuleQuery q(r, arith, a, o);
         Outcome out = q.run();
         if (out.verdict != Verdict::Proved) return out;
+        somewhere = somewhere || !out.vacuous;
       } catch (const ir::logic::Unencodable& e) {
         return Outcome{Verdict::Unknown, 0, "", std::string("no encoding: ") + e.what(), {}};
       }
     }
+    if (!somewhere) return vacuous;
     (void)sb;
     return Outcome{Verdict::ProvedUpToN,
                    o.bound,

@@ -1,6 +1,7 @@
 #include "ir/rewrite/rule.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <regex>
 #include <set>
@@ -110,6 +111,32 @@ std::vector<std::string> split(const std::string& s, char sep) {
   return trimmed;
 }
 
+// A let binder's pattern variable (?x ?y ?z) takes the type the left side binds it to: the
+// letter's f64 was another variable than an i64 or f64[?n] binder, so `not_free(?x, ?e)` was
+// never looked up by the prover and a rule without it was PROVED (an audit helper; decision 231).
+void type_let_binders(Rule& r, std::vector<Expr>& all) {
+  std::map<std::string, Expr> bound;  // name -> the binder's variable in the left side
+  std::function<void(Expr)> walk = [&](Expr e) {
+    std::vector<Expr> vars;
+    if (const auto* l = e.as<Let>()) vars = l->vars;
+    if (const auto* v = e.as<Var>(); v && is_pattern_var(e)) vars.push_back(e);
+    for (const auto& v : vars) {
+      auto [it, fresh] = bound.emplace(var_name(v), v);
+      if (!fresh && it->second != v)
+        throw Error("`" + var_name(v) + "` is bound with two types in the left side");
+    }
+    for (const auto& c : children(e)) walk(c);
+  };
+  walk(r.lhs);
+  for (auto& pv : r.vars) {
+    if (pv.sort != Sort::LetVar) continue;
+    auto it = bound.find(var_name(pv.var));
+    if (it == bound.end() || it->second == pv.var) continue;
+    std::replace(all.begin(), all.end(), pv.var, it->second);
+    pv.var = it->second;
+  }
+}
+
 }  // namespace
 
 const PatternVar* Rule::find_var(Expr v) const {
@@ -191,6 +218,7 @@ Rule make_rule(RuleSpec spec) {
       all.push_back(v);
     }
     r.lhs = parse_expr(spec.lhs, scope, where + " lhs");
+    type_let_binders(r, all);
     r.rhs = parse_expr(spec.rhs, scope, where + " rhs");
     if (is_pattern_var(r.lhs))
       throw Error("the left side is a bare pattern variable (it matches everything)");

@@ -69,6 +69,9 @@ TEST_CASE("make() checks local typing", "[unit]") {
   // An index variable may be made before its binder.
   Expr j = i64var("j");
   CHECK_NOTHROW(Access::make(v, {j}));
+  // A let binds names only: a literal binder reached the printer's check later (decision 231).
+  CHECK_THROWS_WITH(Let::make({Literal::make(0.0, ElemType::F64)}, x, x),
+                    Catch::Contains("let binds a Literal, not a name"));
 }
 
 TEST_CASE("flexible literals adapt to their use", "[unit]") {

@@ -142,7 +142,7 @@ TEST_CASE("an algebraic fact a rule relies on is an explicit, printed assumption
   const auto& p = find(with, "bracket-exp-positive");
   CHECK(p.verdict == Verdict::Proved);
   REQUIRE(p.assumptions.size() == 1);
-  CHECK(p.assumptions[0] == "0 < exp(?e)");
+  CHECK(p.assumptions[0] == "?e <= -700 || 0 < exp(?e)");
   // Without the assumption exp is any function: the rule is refuted.
   auto bare = ir::rewrite::make_rule(
       RuleSpec{.name = "no-fact", .lhs = "[0 < exp(?e)] * ?t", .rhs = "?t", .cite = "test"});
@@ -151,4 +151,51 @@ TEST_CASE("an algebraic fact a rule relies on is an explicit, printed assumption
   // The model's exp is not the interpreter's: the counterexample is not replayed, and says why.
   CHECK_FALSE(q.replay.available);
   CHECK_THAT(q.replay.reason, Catch::Contains("`exp` is uninterpreted"));
+}
+
+TEST_CASE("a proof needs the rule's guard and hypotheses that can hold (decision 231)", "[smt]") {
+  // An audit helper's mutants that were PROVED. (1) bracket-exp-positive assumed 0 < exp(?e)
+  // outright, so its guard -700 < ?e was never used: with the guard reversed (?e < -750, where
+  // exp underflows to 0 in double) the rule still proved. The assumption is now the fact itself,
+  // exp(e) > 0 above -700, and a wrong guard is refuted.
+  using ir::rewrite::make_rule;
+  auto bracket = [](const char* when) {
+    return prove_rule(make_rule(RuleSpec{.name = "bracket-exp-guard",
+                                         .lhs = "[0 < exp(?e)] * ?t",
+                                         .rhs = "?t",
+                                         .when = when,
+                                         .cite = "test",
+                                         .assume = "?e <= -700 || 0 < exp(?e)"}));
+  };
+  CHECK(bracket("-700 < ?e").verdict == Verdict::Proved);
+  CHECK(bracket("-699 < ?e").verdict == Verdict::Proved);
+  for (const char* wrong : {"?e < -750", "-701 < ?e", "-700 <= ?e"}) {
+    INFO(wrong);
+    CHECK(bracket(wrong).verdict == Verdict::Refuted);
+  }
+  // (2) Contradictory hypotheses prove anything: such a proof is UNKNOWN, never a pass.
+  auto contradiction = prove_rule(make_rule(RuleSpec{
+      .name = "anything", .lhs = "?e + 0", .rhs = "?e * 2", .cite = "test", .assume = "?e < ?e"}));
+  CHECK(contradiction.verdict == Verdict::Unknown);
+  CHECK_THAT(contradiction.detail, Catch::Contains("cannot all hold"));
+  auto negative_size = prove_rule(make_rule(RuleSpec{.name = "negative-size",
+                                                     .lhs = "sum[?i < ?n] ?e",
+                                                     .rhs = "?e * 2",
+                                                     .when = "?n < 0",
+                                                     .cite = "test"}));
+  CHECK(negative_size.verdict == Verdict::Unknown);  // a size is never negative
+  // (3) A let binder's pattern variable has the binder's type: `not_free(?x, ?e)` on an i64 or a
+  // tensor binder was never looked up, so dropping it still proved (S6-let-zero without it).
+  auto let_drop = [](const char* lhs, const char* when) {
+    return prove_rule(make_rule(
+        RuleSpec{.name = "let-drop", .lhs = lhs, .rhs = "?e", .when = when, .cite = "t"}));
+  };
+  for (const char* lhs :
+       {"{ let ?x = ?a; ?e }", "{ let ?x = gen[?i < ?n] 1.0; ?e }", "{ let ?x = ?e1; ?e }"}) {
+    INFO(lhs);
+    CHECK_FALSE(is_pass(let_drop(lhs, "").verdict));
+    CHECK(is_pass(let_drop(lhs, "not_free(?x, ?e)").verdict));
+  }
+  for (const auto& p : prove(ir::rewrite::sparsity_table()))
+    if (p.rule == "S6-let-zero") CHECK(is_pass(p.verdict));
 }

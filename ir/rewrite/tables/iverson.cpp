@@ -62,10 +62,10 @@ const RuleTable& iverson_table() {
            .when = "-700 < ?e",
            .domain = D::Real,
            .cite = "000 (4.30) with a fact about exp",
-           .assume = "0 < exp(?e)",
-           .note = "exp is uninterpreted: its positivity is an assumption, printed with the proof; "
-                   "in double exp underflows to 0 below about -745, so the rule needs ?e > -700 "
-                   "(decision 152)"},
+           .assume = "?e <= -700 || 0 < exp(?e)",
+           .note = "exp is uninterpreted: its positivity above -700 is an assumption, printed "
+                   "with the proof (in double exp underflows to 0 below about -745: decision "
+                   "152); stated for ?e > -700 only, so the proof needs the guard (decision 231)"},
           {.name = "and-true",
            .lhs = "?p && true",
            .rhs = "?p",

@@ -49,10 +49,11 @@ const RuleTable& sparsity_table() {
           {.name = "S6-let-zero",
            .lhs = "{ let ?x = gen[?i < ?n] 0; ?x[?a] * ?e }",
            .rhs = "(gen[?i < ?n] 0)[?a] * ?e",
-           .when = "not_free(?x, ?e)",
+           .when = "not_free(?x, ?e); not_free(?x, ?a)",
            .domain = D::Ieee,
            .cite = "004 Fig. 9 (S6)",
-           .note = "let x = zero in e2 is e2 with zero substituted (shown on a use of x)"},
+           .note = "let x = zero in e2 is e2 with zero substituted (shown on a use of x); the "
+                   "index must not read x either (decision 231)"},
           {.name = "S7-sum-over-zero",
            .lhs = "sum[(?k) in ?A] ?e",
            .rhs = "0",
