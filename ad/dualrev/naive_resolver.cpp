@@ -13,7 +13,10 @@ void resolve_naive(Tape& t, const ResolveOptions& o, ResolveStats& s, Visits* vi
   // An explicit stack of pending calls (id, argument): recursion would overflow on long chains.
   std::vector<std::pair<NodeId, double>> calls(t.seeds().rbegin(), t.seeds().rend());
   std::optional<Received> received;
-  if (o.count_ops) received.emplace(t);
+  if (o.count_ops) {
+    received.emplace(t);
+    for (const auto& [id, v] : t.seeds()) received->first(id);
+  }
   while (!calls.empty()) {
     const NodeId id = calls.back().first;
     const double d = calls.back().second;
@@ -28,12 +31,16 @@ void resolve_naive(Tape& t, const ResolveOptions& o, ResolveStats& s, Visits* vi
       leaf = false;
       calls.emplace_back(e.target, d * e.partial);  // d_i (d_i op (z))
       ++s.edges_processed;
-      if (o.count_ops) s.muls += std::fabs(e.partial) != 1.0;
+      if (received) {
+        s.muls += std::fabs(e.partial) != 1.0;
+        // Every call on a node called before is the addition linear factoring makes of it
+        // (stage 2), so naive counts every repeated call, not only those reaching an input: a
+        // chain of unit partials resolved once per use (a prefix sum, n^2 / 2 calls) counted
+        // as linear and passed the cheap-gradient bound (an audit helper; decision 232).
+        s.adds += !received->first(e.target);
+      }
     });
-    if (leaf) {
-      j.adj[id.seq] += d;  // an input backpropagator: one-hot into the collector
-      if (received) s.adds += !received->first(id);
-    }
+    if (leaf) j.adj[id.seq] += d;  // an input backpropagator: one-hot into the collector
   }
 }
 

@@ -124,6 +124,13 @@ mp50 step_for(const mp50& x, double step) {
   return mp50(step) * (ax > 1 ? ax : mp50(1));
 }
 
+// What 50-digit differences of values up to |f| resolve at a step (or product of steps) h:
+// kMpResolution |f| / h, in mp50: in double, 1e-48 |f| underflowed to 0 for |f| below 1e-276 and
+// claimed an exact reference (a reviewing helper; decision 232).
+double mp_resolution(double f, const mp50& h) {
+  return ir::math::to_double(mp50(kMpResolution) * mp50(f) / h);
+}
+
 // A coordinate that also gets a step relative to itself (decision 224).
 bool is_tiny(const mp50& x) {
   const double ax = std::fabs(ir::math::to_double(x));
@@ -226,7 +233,7 @@ Reference reference_jacobian(const ir::Function& f, const std::vector<ir::Tensor
         }
       }
       evaluations += 2 * static_cast<std::size_t>(levels);
-      const double h_last = ir::math::to_double(h * 2);  // the smallest step taken
+      const mp50 h_last = h * 2;  // the smallest step taken
       value.resize(m);
       resolution.resize(m);
       error.resize(m);
@@ -234,7 +241,7 @@ Reference reference_jacobian(const ir::Function& f, const std::vector<ir::Tensor
         std::vector<mp50> est;
         for (auto& row : d) est.push_back(row[i]);
         value[i] = richardson(est);
-        resolution[i] = kMpResolution * std::max(seen[i], 1e-300) / h_last;
+        resolution[i] = mp_resolution(std::max(seen[i], 1e-300), h_last);
         const double truncation = est.size() > 1
                                       ? std::fabs(ir::math::to_double(
                                             value[i] - richardson({est.begin(), est.end() - 1})))
@@ -364,12 +371,12 @@ std::vector<mp50> hvp_at_step(const ir::Function& f, const Prepared& p,
   crossed = changed;
   if (resolution) {
     const double fx = f_seen.empty() ? 0.0 : *std::max_element(f_seen.begin(), f_seen.end());
-    const double shrink = std::ldexp(1.0, std::max(levels - 1, 0));
-    const double ht = (hv == 0 ? 0.0 : ir::math::to_double(hv)) / shrink;
+    const mp50 shrink = std::ldexp(1.0, std::max(levels - 1, 0));
+    const mp50 ht = hv / shrink;
     resolution->assign(n, 0.0);
     for (std::size_t j = 0; j < n; ++j) {
-      const double hs = ir::math::to_double(hvp_step(p.x0[j], step2, relative)) / shrink;
-      (*resolution)[j] = kMpResolution * std::max(fx, 1e-300) / (hs * (ht > 0 ? ht : hs));
+      const mp50 hs = hvp_step(p.x0[j], step2, relative) / shrink;
+      (*resolution)[j] = mp_resolution(std::max(fx, 1e-300), hs * (ht > 0 ? ht : hs));
     }
   }
   return out;

@@ -146,6 +146,22 @@ TEST_CASE("a coordinate far below 1 gets a step of its own size where that resol
     CHECK(ir::math::to_double(h[0]) / (6 * x) == Approx(1.0).epsilon(1e-14));
     CHECK(res[0] < 1e-20 * std::fabs(6 * x));
   }
+  // beside |f| = 1e-280 the resolution 1e-48 |f| / h underflowed to 0 in double and claimed an
+  // exact reference that was 3.8e-14 (hvp) and 2.4e-13 (gradient) off: it is computed in mp50
+  // and covers the error (a reviewing helper; decision 232)
+  {
+    auto shifted = parse("func f(x: f64[n]) -> f64 { return 1e-280 + x[0] * x[0] * x[0] }", "f");
+    std::vector<double> res;
+    auto h = reference_hvp(*shifted, {vec({1e-100})}, {}, {1.0}, {}, &res);
+    const double off = std::fabs(ir::math::to_double(h[0] - mp50(6) * mp50(1e-100)));
+    CHECK(res[0] > 0);
+    CHECK(off <= res[0]);
+    Reference r = reference_jacobian(*shifted, {vec({1e-102})}, {});
+    const double goff =
+        std::fabs(ir::math::to_double(r.jacobian[0] - mp50(3) * mp50(1e-102) * mp50(1e-102)));
+    CHECK(r.resolution[0] > 0);
+    CHECK(goff <= r.resolution[0]);
+  }
   {
     std::vector<double> res;
     auto h = reference_hvp(*sn, {vec({1e-150})}, {}, {1.0}, {}, &res);

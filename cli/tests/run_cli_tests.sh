@@ -262,8 +262,17 @@ bad_entry() {
 }
 bad_entry '"modes": ["hvp"], "cost_bound": 3'
 expect_err "a cost bound no mode measures" \
-  'error: bad_manifest/manifest.json: entry `dot`: `cost_bound` needs a gradient, vjp or jacobian mode to be measured in' \
+  'error: bad_manifest/manifest.json: entry `dot`: `cost_bound` needs a gradient or vjp mode to be measured in (a Jacobian takes one reverse pass per output)' \
   check bad_manifest --strategy fd
+bad_entry '"modes": ["jacobian"], "cost_bound": 3'
+expect_err "a cost bound on a Jacobian alone (decision 232)" \
+  'error: bad_manifest/manifest.json: entry `dot`: `cost_bound` needs a gradient or vjp mode to be measured in (a Jacobian takes one reverse pass per output)' \
+  check bad_manifest --strategy fd
+# A backend that counts no operations says that the bound is not checked there (decision 232).
+bad_entry '"modes": ["gradient"], "cost_bound": 3'
+check "check --backend cpu says the cost bound is not checked there" grep -q \
+  "the cheap-gradient bound is not checked on cpu, which counts no operations" \
+  <(ADLAB_CACHE_DIR=$T/cache "$ADLAB" check bad_manifest --strategy dualrev --backend cpu 2>&1)
 bad_entry '"modes": ["gradiant"]'
 expect_err "an unknown mode" 'error: bad_manifest/manifest.json: entry `dot`: `gradiant` is not a mode...' \
   check bad_manifest --strategy fd

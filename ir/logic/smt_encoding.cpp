@@ -778,22 +778,28 @@ SymValue Encoder::encode_node(Expr e) {
       auto* l = e.as<Loop>();
       std::vector<SymValue> state;
       for (const auto& i : l->init) state.push_back(encode(i));
+      // Strict, as the interpreter: the initial state and every step's state are evaluated, so
+      // a failing one fails the loop even where a later step does not read it (a rule's loop
+      // with a failing ?e0 read as defined; decision 232).
+      z3::expr def = z_.bool_val(true);
+      for (const auto& v : state) def = def && defined_of(v);
       for_each_point(
           l->dom,
-          [&](const z3::expr&) {
+          [&](const z3::expr& guard) {
             for (std::size_t k = 0; k < l->state.size(); ++k) bind(l->state[k], state[k]);
             SymValue next = encode(l->body);
             for (std::size_t k = l->state.size(); k-- > 0;) unbind(l->state[k]);
+            def = def && (!guard || defined_of(next));
             if (l->state.size() == 1)
               state[0] = next;
             else
               state = next.fields;
           },
           e);
-      if (state.size() == 1) return state[0];
+      if (state.size() == 1) return with_def(state[0], def);
       SymValue r;
       r.fields = state;
-      return r;
+      return with_def(r, def);
     }
     case NodeKind::Scatter: {
       auto* s = e.as<Scatter>();

@@ -63,3 +63,41 @@ TEST_CASE("003 Fig. 2 doubling chain: naive 2^n calls, staged-map and tape linea
   check_depths(1, 20);
 }
 #endif
+
+namespace {
+// Counting up from x: c_i = c_{i-1} + 1, output sum_{i<n} c_i (an audit helper's scan). Every
+// partial is 1 and only c_0 reads x, so stage 1's n^2 / 2 calls (c_i resolved once per later use)
+// reach the input only n times.
+GradientResult count_up(int n, Variant v) {
+  Tape t;
+  ResolveOptions o;
+  o.count_ops = true;
+  return gradient(
+      t,
+      [n](const std::vector<Dual>& x) {
+        Dual c = x[0], s = x[0];
+        for (int i = 1; i < n; ++i) {
+          c = c + 1.0;
+          s = s + c;
+        }
+        return s;
+      },
+      {0.5}, v, o);
+}
+}  // namespace
+
+TEST_CASE("naive counts every repeated call, also along unit partials (decision 232)",
+          "[dualrev]") {
+  // Naive counted an addition only where a call reached an input a second time, so its calls
+  // along unit-partial chains were free and its ratio looked linear (an audit helper: 1.5 at
+  // every size of this scan, PASS against the cheap-gradient bound).
+  auto naive1 = count_up(200, Variant::Naive), naive2 = count_up(400, Variant::Naive);
+  auto tape1 = count_up(200, Variant::Tape), tape2 = count_up(400, Variant::Tape);
+  CHECK(naive1.gradient[0] == 200.0);
+  CHECK(tape1.gradient[0] == 200.0);
+  const double naive_growth = static_cast<double>(naive2.stats.adds) / naive1.stats.adds;
+  const double tape_growth = static_cast<double>(tape2.stats.adds) / tape1.stats.adds;
+  CHECK(naive_growth == Approx(4.0).epsilon(0.05));
+  CHECK(tape_growth == Approx(2.0).epsilon(0.05));
+  CHECK(naive2.stats.adds >= 400 * 399 / 2);
+}

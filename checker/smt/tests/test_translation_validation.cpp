@@ -134,6 +134,18 @@ func scalar(a: f64) -> f64 {
 func vector1(a: f64) -> f64[1] {
   return gen[i < 1] a
 }
+func rows_of_rows(x: f64[n, m]) -> f64[n, m] {
+  return gen[i < n] gen[j < m] x[i, j] * 2
+}
+func matrix(x: f64[n, m]) -> f64[n, m] {
+  return gen[i < n, j < m] x[i, j] * 2
+}
+func loop_init_oob(x: f64[n]) -> f64 {
+  return loop[t < 2] (s = x[n]) { next 1.0 }
+}
+func one(x: f64[n]) -> f64 {
+  return 1.0
+}
 func as_float(k: i64) -> f64 {
   return f64(k)
 }
@@ -158,4 +170,10 @@ func as_int(k: i64) -> i64 {
   check("flat6", "matrix23", {}, Verdict::Refuted, "f64[6] and f64[2, 3]");
   check("scalar", "vector1", {}, Verdict::Refuted, "f64 and f64[1]");
   check("as_float", "as_int", {}, Verdict::Refuted, "f64 and i64");
+  // a loop is strict: a failing initial state the steps overwrite still fails it (decision 232)
+  check("loop_init_oob", "one", {{"n", 2}}, Verdict::Refuted, "result");
+  // a gen of gens is one f64[n, m]: its type is the type's own dimensions (a reviewing helper)
+  check("rows_of_rows", "matrix", {{"n", 2}, {"m", 3}}, Verdict::Proved, "");
+  check("rows_of_rows", "matrix", {{"n", 0}, {"m", 3}}, Verdict::Proved, "");
+  check("copy", "nested", {{"n", 2}}, Verdict::Refuted, "f64[2] and f64[2, 2]");
 }
