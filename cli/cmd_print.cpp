@@ -23,7 +23,9 @@ void add_print(CLI::App& app, int& status) {
   cmd->add_flag("--simplify", simplify,
                 "rewrite with the core rule tables to a fixed point (the rules `adlab rules` "
                 "proves). Rules marked `real` hold over the reals: the result may differ in "
-                "IEEE special values (-0, NaN, inf), e.g. x * 0 at x = inf");
+                "IEEE special values (-0, NaN, inf), e.g. x * 0 at x = inf. A rewrite may remove "
+                "an error (an out-of-range read in a term it drops: `0 * x[n]`, `(gen[i < n] "
+                "x[i + 1])[j]`), never add one (decisions 40, 233)");
   cmd->add_option("--table", tables, "with --simplify: only these tables, in this order");
   cmd->add_flag("--trace", trace,
                 "with --simplify: print the applied rules with their positions (as comments)");

@@ -199,3 +199,42 @@ TEST_CASE("a proof needs the rule's guard and hypotheses that can hold (decision
   for (const auto& p : prove(ir::rewrite::sparsity_table()))
     if (p.rule == "S6-let-zero") CHECK(is_pass(p.verdict));
 }
+
+TEST_CASE("no core rule adds an error where its operands can fail (decisions 40, 233)", "[smt]") {
+  // Pattern variables are proved total (decision 40): a rule may drop an operand's error
+  // (and-false, index-gen: a refinement), and the prover does not see it. What it must never do
+  // is add one: every rule is re-proved as a refinement with every operand able to fail (those
+  // declared never_fails aside, which the engine checks). R4-sum-factor evaluated ?e0 in front of
+  // a sum that may be empty (an audit helper's round, /work/stage/audit25_engine; the loop
+  // encoding's lost definedness, decision 232, made single-hit-loop and peel-first look so too).
+  using ir::rewrite::CondKind;
+  using ir::rewrite::Sort;
+  ProofOptions o;
+  o.bound = 4;
+  int checked = 0;
+  for (const auto* t : ir::rewrite::TableRegistry::instance().tables()) {
+    if (t->errata) continue;
+    for (const auto& r : t->rules) {
+      RuleSpec s = r.spec;
+      for (const auto& pv : r.vars) {
+        if (pv.sort == Sort::Tensor || pv.sort == Sort::IndexVar || pv.sort == Sort::LetVar ||
+            pv.sort == Sort::Size)
+          continue;
+        bool declared = false;
+        for (const auto& c : r.conditions)
+          declared |= (c.kind == CondKind::Partial || c.kind == CondKind::NeverFails) &&
+                      c.args[0] == pv.var;
+        if (!declared)
+          s.when += (s.when.empty() ? "" : "; ") + ("partial(" + ir::var_name(pv.var) + ")");
+      }
+      s.claim = ir::rewrite::Claim::Refines;
+      RuleProof p = prove_rule(ir::rewrite::make_rule(s), o);
+      INFO(t->name << " " << r.name() << " with failing operands: " << verdict_name(p.verdict)
+                   << " " << p.detail << " " << p.counterexample);
+      CHECK(is_pass(p.verdict));
+      ++checked;
+    }
+  }
+  CHECK(checked >= 100);
+}
+

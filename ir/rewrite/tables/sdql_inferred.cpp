@@ -34,13 +34,15 @@ const RuleTable& sdql_inferred_table() {
           {.name = "R4-sum-factor",
            .lhs = "sum[?k < ?n] [nz(?A, ?k)] * (?e0 * ?e1)",
            .rhs = "?e0 * sum[?k < ?n] [nz(?A, ?k)] * ?e1",
-           .when = "not_free(?k, ?e0)",
+           .when = "not_free(?k, ?e0); never_fails(?e0)",
            .domain = D::Real,
            .cite = "digest 004 4.3 (R4)",
            .vars = "?A: f64[?n] @coo",
            .note = "distributivity over the stored keys of A, written as the sum guarded by A's "
                    "pattern (Z3: 0.3 s; the `sum[(?k) in ?A]` form takes 8 s, too close to the 10 "
-                   "s timeout on a loaded machine); k must not be free in e0 (004-R4-free)"},
+                   "s timeout on a loaded machine); k must not be free in e0 (004-R4-free); e0 "
+                   "is evaluated even where the sum is empty, so it must not fail (decision "
+                   "233)"},
           {.name = "R5-sum-linear",
            .lhs = "sum[(?k) in ?A] ?e0 + ?e1",
            .rhs = "(sum[(?k) in ?A] ?e0) + (sum[(?k) in ?A] ?e1)",
