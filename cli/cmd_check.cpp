@@ -25,7 +25,8 @@ void add_check(CLI::App& app, int& status) {
   cmd->add_option("--strategy", strategies,
                   "strategies to check (default: every registered one); S or S/variant");
   cmd->add_option("--backend", backends_,
-                  "backends for source-transformation strategies (default: all)");
+                  "backends for source-transformation strategies (default: interp; cpu compiles "
+                  "a unit per cell and is opt-in: --backend interp cpu)");
   cmd->add_option("--json", json_out, "write the results as JSON to FILE (docs/results.md)");
   cmd->add_flag("--json-stdout", json_stdout, "print the JSON results instead of the table");
   cmd->add_option("--sizes", sizes, "size set of the manifests: small (default) or full");

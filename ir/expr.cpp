@@ -479,8 +479,10 @@ Expr Call::make(std::shared_ptr<const Function> callee, std::vector<Expr> args) 
     const Type& pt = f.params[k]->type;
     if (pt.is_scalar()) args[k] = fix(args[k], pt.elem);
     const Type& at = args[k]->type;
+    // the storage too: the compiled backend reads a @csr parameter's row pointers, which a
+    // @coo or dense argument does not have (a segfault; an audit helper, decision 235)
     if (at.rank() != pt.rank() || at.is_tuple() != pt.is_tuple() ||
-        (!pt.is_tuple() && at.elem != pt.elem))
+        (!pt.is_tuple() && at.elem != pt.elem) || at.storage != pt.storage)
       type_error("argument " + std::to_string(k + 1) + " of `" + f.name + "` must have type " +
                  type_str(pt) + ", found " + type_str(at));
     for (std::size_t d = 0; d < pt.rank(); ++d) {

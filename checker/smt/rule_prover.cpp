@@ -194,8 +194,17 @@ class RuleQuery {
       case Sort::IndexVar:
       case Sort::LetVar:
         return outer(v);
-      case Sort::Tensor:  // a tensor pattern variable is an input: it depends on no binder
-        return enc_.symbol(name, v->type);
+      case Sort::Tensor: {  // a tensor pattern variable is an input: it depends on no binder
+        SymValue t = enc_.symbol(name, v->type);
+        // partial(?X): the whole tensor may fail (a gen with an out-of-range element), as a
+        // scalar's definedness is a symbol (decision 234)
+        if (r_.partial(v) && t.tensor) {
+          auto d = std::make_shared<ir::logic::SymTensor>(*t.tensor);
+          d->defined = d->defined && z_.bool_const(("defined" + name).c_str());
+          t.tensor = d;
+        }
+        return t;
+      }
       default:
         break;
     }

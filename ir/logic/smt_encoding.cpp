@@ -500,8 +500,26 @@ SymValue Encoder::prim(const Prim& p, Expr self) {
   }
 }
 
+namespace {
+// The domain of a node that iterates one, when it iterates a tensor's stored entries.
+const Domain* stored_domain(Expr e) {
+  const Domain* d = nullptr;
+  if (auto* x = e.as<Exists>()) d = &x->dom;
+  if (auto* x = e.as<Gen>()) d = &x->dom;
+  if (auto* x = e.as<Reduce>()) d = &x->dom;
+  if (auto* x = e.as<Scan>()) d = &x->dom;
+  if (auto* x = e.as<Loop>()) d = &x->dom;
+  if (auto* x = e.as<Scatter>()) d = &x->dom;
+  return d && d->is_stored() ? d : nullptr;
+}
+}  // namespace
+
 SymValue Encoder::encode(Expr e) {
-  return encode_node(e);
+  SymValue v = encode_node(e);
+  // Iterating a tensor's stored entries evaluates the tensor: a failing source fails the node,
+  // which read as defined (a scatter over a failing ?A; decision 234).
+  if (const Domain* d = stored_domain(e)) v = with_def(v, defined_of(encode(d->source)));
+  return v;
 }
 
 SymValue Encoder::materialised(const SymValue& v) {

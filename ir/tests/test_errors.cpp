@@ -98,6 +98,13 @@ TEST_CASE("type and shape errors", "[unit]") {
   CHECK(error_of("func g(v: f64[k]) -> f64 {\n  return v[0]\n}\nfunc f(A: f64[n, m]) -> f64 {\n  "
                  "return g(A)\n}\n") ==
         "t.adl:5:10: error: argument 1 of `g` must have type f64[k], found f64[n, m]");
+  // storage is part of the type: the cpu backend crashed reading a @coo argument's row pointers
+  CHECK(error_of("func g(B: f64[k, l] @csr) -> f64 {\n  return sum[(i, j) in B] B[i, j]\n}\n"
+                 "func f(A: f64[n, m] @coo) -> f64 {\n  return g(A)\n}\n") ==
+        "t.adl:5:10: error: argument 1 of `g` must have type f64[k, l] @csr, found f64[n, m] @coo");
+  CHECK(error_of("func g(B: f64[k, l] @coo) -> f64 {\n  return sum[(i, j) in B] 1.0\n}\n"
+                 "func f(A: f64[n, m]) -> f64 {\n  return g(A)\n}\n") ==
+        "t.adl:5:10: error: argument 1 of `g` must have type f64[k, l] @coo, found f64[n, m]");
   CHECK(error_of("func f(x: f64[n]) -> f64 {\n  return nz(x, 0)\n}\n") ==
         "t.adl:2:10: error: nz(...) needs a sparse (@csr or @coo) tensor, found f64[n]");
   CHECK(error_of("func f(x: f64[n]) -> f64 {\n  return x[0].1\n}\n") ==

@@ -13,6 +13,8 @@ const RuleTable& adjoint_identities_table() {
           {.name = "transpose-gather",
            .lhs = "sum[?g < ?n] ?dY[?g] * sum[?i < ?m] [?p] * ?dX[?i]",
            .rhs = "sum[?i < ?m] ?dX[?i] * sum[?g < ?n] [?p] * ?dY[?g]",
+           // the right side reads dX also where the left's sum over g is empty (decision 234)
+           .when = "never_fails(?dX)",
            .domain = D::Real,
            .cite = "000 (6.29), rank 1",
            .vars = "?dY: f64[?n]; ?dX: f64[?m]"},
@@ -21,6 +23,7 @@ const RuleTable& adjoint_identities_table() {
            .rhs = "sum[?k < ?n + ?m - 1] ?dx[?k] * sum[?j < ?m] "
                   "[0 <= ?k - ?m + 1 + ?j && ?k - ?m + 1 + ?j < ?n] * (?dy[?k - ?m + 1 + ?j] * "
                   "?c[?j])",
+           .when = "never_fails(?dx)",  // read where the left's sum over j is empty (234)
            .domain = D::Real,
            .cite = "000 E6 / TC6 (0-based), guarded",
            .vars = "?dy: f64[?n]; ?dx: f64[?n + ?m - 1]; ?c: f64[?m]"},

@@ -79,6 +79,7 @@ const RuleTable& iverson_adjoint_table() {
           {.name = "adj-read-guarded",
            .lhs = "sum[?k < ?n] ?Y[?k] * ([?k + 1 < ?m] * ?X[?k + 1])",
            .rhs = "sum[?i < ?m] ?X[?i] * ([0 <= ?i - 1 && ?i - 1 < ?n] * ?Y[?i - 1])",
+           .when = "never_fails(?X)",  // read where the left's sum over k is empty (234)
            .domain = D::Real,
            .cite = "000 (6.28) corrected (errata 7): the adjoint of a shifted read keeps its "
                    "range guard (shift 1; the general shift is `correlation`)",

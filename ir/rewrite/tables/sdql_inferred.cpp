@@ -53,7 +53,7 @@ const RuleTable& sdql_inferred_table() {
           {.name = "R6-fuse-storage",
            .lhs = "sum[?k < ?n] (scatter[(?j) in ?A] to f64[?n] at (?j) add ?e)[?k]",
            .rhs = "sum[(?j) in ?A] ?e",
-           .when = "not_free(?k, ?e)",
+           .when = "not_free(?k, ?e); never_fails(?A)",  // A read where the left's sum is empty
            .domain = D::Real,
            .cite = "digest 004 4.3 (R6)",
            .vars = "?A: f64[?n] @coo",
