@@ -42,7 +42,13 @@ template <std::size_t L, class FarEdge = NoFarEdges>
     const std::uint32_t raw = ends[i];
     const std::uint32_t begin = i ? ends[i - 1] & ~NodeStore::kChain : 0;
     const std::uint32_t end = raw & ~NodeStore::kChain;
-    for (std::uint32_t e = begin; e < end; ++e) {
+    // A node no output reaches has adjoint 0 and contributes nothing: its partials may be
+    // infinite (an unused exp(1000 x)), and 0 * inf gave every gradient through it NaN where
+    // staged-map, naive and the other strategies give the value (an audit helper; decision 236).
+    bool live = false;
+#pragma GCC unroll 8
+    for (std::size_t k = 0; k < L; ++k) live |= a[k] != 0;
+    for (std::uint32_t e = live ? begin : end; e < end; ++e) {
       const std::uint32_t t = targets[e];
       const double p = partials[e];
       if constexpr (kHasFar) {
@@ -52,8 +58,12 @@ template <std::size_t L, class FarEdge = NoFarEdges>
         }
       }
       double* to = adj + std::size_t{t} * L;
+      if constexpr (L == 1) {
+        to[0] += a[0] * p;
+      } else {  // a row whose lane is 0 at this node, beside one that is not
 #pragma GCC unroll 8
-      for (std::size_t k = 0; k < L; ++k) to[k] += a[k] * p;
+        for (std::size_t k = 0; k < L; ++k) to[k] += a[k] == 0 ? 0.0 : a[k] * p;
+      }
     }
     chained = (raw & NodeStore::kChain) != 0;
 #pragma GCC unroll 8

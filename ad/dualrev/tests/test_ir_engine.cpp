@@ -71,6 +71,16 @@ func loops3(x: f64[n], w: f64[n]) -> f64 {
   let b = gen[i < n, j < 3] a[i] * s + f64(j) * x[i]
   return sum[i < n] b[i, 2] * w[i]
 }
+
+func dead_overflow(x: f64[n]) -> f64 {
+  let big = exp(1000 * x[0])
+  return sum[i < n] sin(x[i]) * x[i]
+}
+
+func dead_overflow_rows(x: f64[2]) -> f64[2] {
+  let big = exp(1000 * x[0])
+  return gen[i < 2] select(i == 0, sin(x[0]) * x[0], big * x[1])
+}
 )";
 
 ir::FunctionPtr program(const std::string& name) {
@@ -145,6 +155,29 @@ TEST_CASE("dualrev vjp and jacobian with two results (one reverse pass per outpu
   REQUIRE(v.size() == 4);
   CHECK(v[2].values == std::vector<double>{0.5 + 6, -0.5 + 12, 1 + 18});
   CHECK(v[3].values == std::vector<double>{1 - 2 + 6});
+}
+
+TEST_CASE("a value no output reads contributes nothing, even with an infinite partial",
+          "[dualrev]") {
+  // An unused exp(1000 x) has partial inf; the tape's sweep multiplied its adjoint 0 by it, and
+  // the gradient through x[0] read NaN (an audit helper's fuzzer; decision 236). d/dx_i of
+  // sin(x_i) x_i is sin x_i + x_i cos x_i.
+  std::vector<ir::Tensor> in = {ir::dense_f64({2}, {1.5, 2.0})};
+  for (std::string s : {"dualrev", "dualrev/staged-map", "dualrev/naive"}) {
+    INFO(s);
+    auto out = run(s, "dead_overflow", Mode::Gradient, in);
+    REQUIRE(out.size() == 2);
+    CHECK(out[1].values[0] == Approx(std::sin(1.5) + 1.5 * std::cos(1.5)).epsilon(1e-15));
+    CHECK(out[1].values[1] == Approx(std::sin(2.0) + 2.0 * std::cos(2.0)).epsilon(1e-15));
+  }
+  // The Jacobian's rows are swept as lanes: row 0 does not read `big` (its lane is 0 there),
+  // row 1 does (inf), and only row 1 may be infinite.
+  auto jac = run("dualrev", "dead_overflow_rows", Mode::Jacobian, in);
+  REQUIRE(jac.size() == 2);
+  const auto& j = jac[1].values;  // [2 outputs, 2 inputs]
+  CHECK(j[0] == Approx(std::sin(1.5) + 1.5 * std::cos(1.5)).epsilon(1e-15));
+  CHECK(j[1] == 0);
+  CHECK(std::isinf(j[2]));
 }
 
 TEST_CASE("dualrev reports UNSUPPORTED for f32 rounding and modes it lacks, bad wrt is an error",
