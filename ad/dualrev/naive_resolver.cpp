@@ -29,7 +29,8 @@ void resolve_naive(Tape& t, const ResolveOptions& o, ResolveStats& s, Visits* vi
     bool leaf = true;
     j.nodes.for_each_edge(id.seq, [&](const Edge& e) {
       leaf = false;
-      calls.emplace_back(e.target, d * e.partial);  // d_i (d_i op (z))
+      // d_i (d_i op (z)); a zero argument stays 0 whatever the partial (decision 236)
+      calls.emplace_back(e.target, d == 0 ? 0.0 : d * e.partial);
       ++s.edges_processed;
       if (received) {
         s.muls += std::fabs(e.partial) != 1.0;

@@ -1,7 +1,7 @@
 // The staged resolver (paper 003 sections 6-8): calls to backpropagators are staged in a map keyed
 // by ID and merged by adding their arguments (linear factoring); SResolve pops the highest ID.
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <iterator>
 #include <limits>
 #include <map>
@@ -93,7 +93,9 @@ void resolve_staged_map(Tape& t, const ResolveOptions& o, ResolveStats& s, Visit
     if (visits) ++(*visits)[job][seq];
     j.nodes.for_each_edge(seq, [&](const Edge& e) {
       auto [it, fresh] = staged.try_emplace(key(e.target), 0.0);
-      it->second += a * e.partial;  // insert, or add to the staged argument
+      // insert, or add to the staged argument; a zero adjoint contributes 0 whatever the
+      // partial (an unused exp(1000 x) has partial inf: decision 236, as the tape's sweep)
+      it->second += a == 0 ? 0.0 : a * e.partial;
       ++s.map_ops;
       ++s.edges_processed;
       if (o.count_ops) {

@@ -48,14 +48,17 @@ template <std::size_t L, class FarEdge = NoFarEdges>
     bool live = false;
 #pragma GCC unroll 8
     for (std::size_t k = 0; k < L; ++k) live |= a[k] != 0;
-    for (std::uint32_t e = live ? begin : end; e < end; ++e) {
+    // (With far edges a dead node's are still visited: far_edge checks that the target's job
+    // may be reached, which must not depend on the data; a reviewing helper.)
+    for (std::uint32_t e = live || kHasFar ? begin : end; e < end; ++e) {
       const std::uint32_t t = targets[e];
       const double p = partials[e];
       if constexpr (kHasFar) {
         if (t & NodeStore::kFar) [[unlikely]] {
-          far_edge(t, a[0] * p);
+          far_edge(t, live ? a[0] * p : 0.0);
           continue;
         }
+        if (!live) continue;
       }
       double* to = adj + std::size_t{t} * L;
       if constexpr (L == 1) {

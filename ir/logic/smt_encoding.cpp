@@ -516,9 +516,20 @@ const Domain* stored_domain(Expr e) {
 
 SymValue Encoder::encode(Expr e) {
   SymValue v = encode_node(e);
-  // Iterating a tensor's stored entries evaluates the tensor: a failing source fails the node,
-  // which read as defined (a scatter over a failing ?A; decision 234).
-  if (const Domain* d = stored_domain(e)) v = with_def(v, defined_of(encode(d->source)));
+  // Iterating a tensor's stored entries evaluates the tensor, and a row's index must be defined
+  // and in range: a failing source or row fails the node, which read as defined (a scatter over
+  // a failing ?A, decision 234; `sum[(j) in A[k]] 0` at k = n, a reviewing helper).
+  if (const Domain* d = stored_domain(e)) {
+    SymValue src = encode(d->source);
+    z3::expr def = defined_of(src);
+    for (std::size_t k = 0; k < d->prefix.size(); ++k) {
+      SymValue row = encode(d->prefix[k]);
+      def = def && row.defined();
+      if (src.tensor && k < src.tensor->dims.size())
+        def = def && row.value() >= 0 && row.value() < src.tensor->dims[k];
+    }
+    v = with_def(v, def);
+  }
   return v;
 }
 

@@ -109,6 +109,11 @@ TEST_CASE("paper 003 |*|: a scalar passed between the two sides of a fork is an 
   // The staged-map variant orders all IDs globally and gets it right (12 = 4 x).
   CHECK_NOTHROW(t.resolve(Variant::StagedMap));
   CHECK(t.adjoint(x.id()) == 12.0);
+  // The misuse is reported whatever the data: with a seed of 0 the sweep skips b's node (its
+  // adjoint is 0, decision 236) but still visits its edge across the fork (a reviewing helper).
+  t.clear_seeds();
+  t.seed(b.id(), 0.0);
+  CHECK_THROWS_WITH(t.resolve(), Catch::Contains("other side"));
 }
 
 TEST_CASE("dualrev fork: a scalar of an abandoned fork used afterwards is an error", "[dualrev]") {

@@ -77,6 +77,12 @@ func dead_overflow(x: f64[n]) -> f64 {
   return sum[i < n] sin(x[i]) * x[i]
 }
 
+func cancel_overflow(x: f64[2]) -> f64 {
+  let y = 1 / (x[0] * 1e-200)
+  let z = y - y
+  return z + x[0] * x[1]
+}
+
 func dead_overflow_rows(x: f64[2]) -> f64[2] {
   let big = exp(1000 * x[0])
   return gen[i < 2] select(i == 0, sin(x[0]) * x[0], big * x[1])
@@ -169,6 +175,16 @@ TEST_CASE("a value no output reads contributes nothing, even with an infinite pa
     REQUIRE(out.size() == 2);
     CHECK(out[1].values[0] == Approx(std::sin(1.5) + 1.5 * std::cos(1.5)).epsilon(1e-15));
     CHECK(out[1].values[1] == Approx(std::sin(2.0) + 2.0 * std::cos(2.0)).epsilon(1e-15));
+  }
+  // A node whose contributions cancel to 0 (z = y - y) above an infinite partial (1 / (x 1e-200)
+  // at x = 1e-60: y = 1e260, dy/dx = -inf): the tape and staged-map sum them first and take 0
+  // times it as 0 (a reviewing helper; d/dx = (x1, x0)). Naive (stage 1) calls y's
+  // backpropagator once per use, +inf and -inf: NaN, as forward mode's dy - dy.
+  for (std::string s : {"dualrev", "dualrev/staged-map"}) {
+    INFO(s);
+    auto out = run(s, "cancel_overflow", Mode::Gradient, {ir::dense_f64({2}, {1e-60, 0.5})});
+    REQUIRE(out.size() == 2);
+    CHECK(out[1].values == std::vector<double>{0.5, 1e-60});
   }
   // The Jacobian's rows are swept as lanes: row 0 does not read `big` (its lane is 0 there),
   // row 1 does (inf), and only row 1 may be infinite.

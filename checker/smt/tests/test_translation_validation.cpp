@@ -146,6 +146,12 @@ func loop_init_oob(x: f64[n]) -> f64 {
 func one(x: f64[n]) -> f64 {
   return 1.0
 }
+func row_sum_zero(A: f64[n, m] @csr, k: i64) -> f64 {
+  return sum[(j) in A[k]] 0.0
+}
+func zero(A: f64[n, m] @csr, k: i64) -> f64 {
+  return 0.0
+}
 func as_float(k: i64) -> f64 {
   return f64(k)
 }
@@ -172,6 +178,8 @@ func as_int(k: i64) -> i64 {
   check("as_float", "as_int", {}, Verdict::Refuted, "f64 and i64");
   // a loop is strict: a failing initial state the steps overwrite still fails it (decision 232)
   check("loop_init_oob", "one", {{"n", 2}}, Verdict::Refuted, "result");
+  // iterating row k evaluates A[k]: out of range at k = n (a reviewing helper, decision 234)
+  check("row_sum_zero", "zero", {{"n", 2}, {"m", 2}}, Verdict::Refuted, "result");
   // a gen of gens is one f64[n, m]: its type is the type's own dimensions (a reviewing helper)
   check("rows_of_rows", "matrix", {{"n", 2}, {"m", 3}}, Verdict::Proved, "");
   check("rows_of_rows", "matrix", {{"n", 0}, {"m", 3}}, Verdict::Proved, "");
