@@ -48,24 +48,29 @@ template <std::size_t L, class FarEdge = NoFarEdges>
     bool live = false;
 #pragma GCC unroll 8
     for (std::size_t k = 0; k < L; ++k) live |= a[k] != 0;
-    // (With far edges a dead node's are still visited: far_edge checks that the target's job
-    // may be reached, which must not depend on the data; a reviewing helper.)
-    for (std::uint32_t e = live || kHasFar ? begin : end; e < end; ++e) {
-      const std::uint32_t t = targets[e];
-      const double p = partials[e];
-      if constexpr (kHasFar) {
-        if (t & NodeStore::kFar) [[unlikely]] {
-          far_edge(t, live ? a[0] * p : 0.0);
-          continue;
+    if (!live) [[unlikely]] {
+      // its far edges (to another job) are still visited, with 0: far_edge checks that the
+      // target's job may be reached, which must not depend on the data (a reviewing helper)
+      if constexpr (kHasFar)
+        for (std::uint32_t e = begin; e < end; ++e)
+          if (targets[e] & NodeStore::kFar) far_edge(targets[e], 0.0);
+    } else {
+      for (std::uint32_t e = begin; e < end; ++e) {
+        const std::uint32_t t = targets[e];
+        const double p = partials[e];
+        if constexpr (kHasFar) {
+          if (t & NodeStore::kFar) [[unlikely]] {
+            far_edge(t, a[0] * p);
+            continue;
+          }
         }
-        if (!live) continue;
-      }
-      double* to = adj + std::size_t{t} * L;
-      if constexpr (L == 1) {
-        to[0] += a[0] * p;
-      } else {  // a row whose lane is 0 at this node, beside one that is not
+        double* to = adj + std::size_t{t} * L;
+        if constexpr (L == 1) {
+          to[0] += a[0] * p;
+        } else {  // a row whose lane is 0 at this node, beside one that is not
 #pragma GCC unroll 8
-        for (std::size_t k = 0; k < L; ++k) to[k] += a[k] == 0 ? 0.0 : a[k] * p;
+          for (std::size_t k = 0; k < L; ++k) to[k] += a[k] == 0 ? 0.0 : a[k] * p;
+        }
       }
     }
     chained = (raw & NodeStore::kChain) != 0;
