@@ -498,11 +498,18 @@ HarnessResult run_harness(const std::vector<ir::Suite>& suites, const HarnessOpt
                 cell.complexity = measure(ctx, *s, req, b, o, &no_counts);
               // A bound this backend cannot measure is said so, not passed over in silence (an
               // audit helper: `--backend cpu` alone skipped it; decision 232).
-              if (no_counts && e.cost_bound && s->capabilities().reverse &&
-                  modes[mi] != ad::Mode::Jacobian && cell.status == Status::Pass)
+              const bool bound_applies = e.cost_bound && s->capabilities().reverse &&
+                                         modes[mi] != ad::Mode::Jacobian &&
+                                         cell.status == Status::Pass;
+              if (no_counts && bound_applies)
                 cell.detail += std::string(cell.detail.empty() ? "" : "; ") +
                                "the cheap-gradient bound is not checked on " + b +
                                ", which counts no operations (it is on interp)";
+              // a primal of no operations (a gather, a broadcast) gives no ratio to bound
+              if (cell.complexity && std::isnan(cell.complexity->ratio) && bound_applies)
+                cell.detail += std::string(cell.detail.empty() ? "" : "; ") +
+                               "the cheap-gradient bound is not checked: the primal counts no "
+                               "operations";
               if (cell.complexity && !cell.complexity->error.empty() &&
                   cell.status == Status::Pass) {
                 cell.status = Status::Error;

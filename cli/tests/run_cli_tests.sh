@@ -273,6 +273,12 @@ bad_entry '"modes": ["gradient"], "cost_bound": 3'
 check "check --backend cpu says the cost bound is not checked there" grep -q \
   "the cheap-gradient bound is not checked on cpu, which counts no operations" \
   <(ADLAB_CACHE_DIR=$T/cache "$ADLAB" check bad_manifest --strategy dualrev --backend cpu 2>&1)
+# A primal of no operations (a read) gives no ratio: the bound is said not to be checked.
+printf 'func first(x: f64[n], y: f64[n]) -> f64 {\n  return x[0]\n}\n' >bad_manifest/first.adl
+printf '{"suite": "t", "entries": [{"name": "first", "program": "first.adl", "function": "first", "sizes": {"small": {"n": 3}}, "inputs": {"x": {"dist": "normal"}, "y": {"dist": "normal"}}, "modes": ["gradient"], "cost_bound": 3}]}\n' >bad_manifest/manifest.json
+check "check says a bound is not checked where the primal counts no operations" grep -q \
+  "the cheap-gradient bound is not checked: the primal counts no operations" \
+  <("$ADLAB" check bad_manifest --strategy dualrev 2>&1)
 bad_entry '"modes": ["gradiant"]'
 expect_err "an unknown mode" 'error: bad_manifest/manifest.json: entry `dot`: `gradiant` is not a mode...' \
   check bad_manifest --strategy fd
