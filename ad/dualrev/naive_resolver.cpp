@@ -13,10 +13,7 @@ void resolve_naive(Tape& t, const ResolveOptions& o, ResolveStats& s, Visits* vi
   // An explicit stack of pending calls (id, argument): recursion would overflow on long chains.
   std::vector<std::pair<NodeId, double>> calls(t.seeds().rbegin(), t.seeds().rend());
   std::optional<Received> received;
-  if (o.count_ops) {
-    received.emplace(t);
-    for (const auto& [id, v] : t.seeds()) received->first(id);
-  }
+  if (o.count_ops) received.emplace(t);
   while (!calls.empty()) {
     const NodeId id = calls.back().first;
     const double d = calls.back().second;

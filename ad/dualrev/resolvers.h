@@ -11,12 +11,13 @@ using Visits = std::vector<std::vector<std::uint32_t>>;
 
 // Which nodes have received a contribution: the cost model charges an adjoint that receives k
 // contributions k - 1 additions (paper 000 (4.30): a sum of k terms costs k - 1), so the first
-// contribution is a write, not an addition.
+// contribution is a write, not an addition. The seeds are their nodes' first contributions.
 class Received {
  public:
   explicit Received(const Tape& t) {
     for (std::size_t k = 0; k < t.num_jobs(); ++k)
       flags_.emplace_back(t.job(static_cast<std::uint32_t>(k)).nodes.size(), 0);
+    for (const auto& [id, v] : t.seeds()) first(id);
   }
   // True when this is the node's first contribution.
   bool first(NodeId id) {

@@ -139,7 +139,9 @@ Tape::Tape(TapeOptions o) : options_(o) {
   thread_jobs_ = std::make_unique<ThreadJobs[]>(threads());
 }
 
-Tape::~Tape() { release_cursor(); }
+Tape::~Tape() {
+  release_cursor();
+}
 
 void Tape::abandon() noexcept {
   release_cursor();

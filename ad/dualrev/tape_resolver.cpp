@@ -214,7 +214,6 @@ void resolve_tape(Tape& t, const ResolveOptions& o, ResolveStats& s, Visits* vis
   if (o.count_ops) {
     // Every recorded contribution was applied once: count them from the tape.
     Received received(t);
-    for (const auto& [id, v] : t.seeds()) received.first(id);
     std::int64_t edges = 0;
     for (std::size_t k = 0; k < t.num_jobs(); ++k) {
       const NodeStore& ns = t.job(static_cast<std::uint32_t>(k)).nodes;

@@ -131,6 +131,16 @@ double mp_resolution(double f, const mp50& h) {
   return ir::math::to_double(mp50(kMpResolution) * mp50(f) / h);
 }
 
+// An extrapolated estimate's whole error: its resolution, or the truncation it improves on (the
+// change from one Richardson level fewer); infinite where the estimate or a stencil value is not
+// finite (decisions 224, 227, 228).
+double estimate_error(const mp50& value, const mp50& coarser, double resolution, bool finite) {
+  const double truncation = std::fabs(ir::math::to_double(value - coarser));
+  return finite && std::isfinite(truncation) && std::isfinite(ir::math::to_double(value))
+             ? std::max(resolution, truncation)
+             : std::numeric_limits<double>::infinity();
+}
+
 // A coordinate that also gets a step relative to itself (decision 224).
 bool is_tiny(const mp50& x) {
   const double ax = std::fabs(ir::math::to_double(x));
@@ -242,14 +252,8 @@ Reference reference_jacobian(const ir::Function& f, const std::vector<ir::Tensor
         for (auto& row : d) est.push_back(row[i]);
         value[i] = richardson(est);
         resolution[i] = mp_resolution(std::max(seen[i], 1e-300), h_last);
-        const double truncation = est.size() > 1
-                                      ? std::fabs(ir::math::to_double(
-                                            value[i] - richardson({est.begin(), est.end() - 1})))
-                                      : 0.0;
-        error[i] =
-            finite[i] && std::isfinite(truncation) && std::isfinite(ir::math::to_double(value[i]))
-                ? std::max(resolution[i], truncation)
-                : std::numeric_limits<double>::infinity();
+        const mp50 coarser = est.size() > 1 ? richardson({est.begin(), est.end() - 1}) : value[i];
+        error[i] = estimate_error(value[i], coarser, resolution[i], finite[i]);
       }
     };
     std::vector<mp50> value;
@@ -443,12 +447,9 @@ std::vector<mp50> reference_hvp(const ir::Function& f, const std::vector<ir::Ten
   const int levels = tiny ? o.levels + 1 : o.levels;
   const auto error_of = [](const std::vector<mp50>& value, const std::vector<mp50>& coarser,
                            const std::vector<double>& res) {
-    std::vector<double> error(value.size(), std::numeric_limits<double>::infinity());
-    for (std::size_t j = 0; j < value.size(); ++j) {
-      const double truncation = std::fabs(ir::math::to_double(value[j] - coarser[j]));
-      if (boost::multiprecision::isfinite(value[j]) && std::isfinite(truncation))
-        error[j] = std::max(res[j], truncation);
-    }
+    std::vector<double> error(value.size());
+    for (std::size_t j = 0; j < value.size(); ++j)
+      error[j] = estimate_error(value[j], coarser[j], res[j], true);
     return error;
   };
   std::vector<mp50> relative, relative_coarser;

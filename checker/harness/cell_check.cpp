@@ -494,11 +494,11 @@ void judge_run(const EntryContext& ctx, const ad::Request& req, backends::Execut
     char spread[32];
     std::snprintf(spread, sizeof spread, "%.2g", cell.spread);
     const bool one = cell.admits_zero == 1;
-    cell.detail += std::string(cell.detail.empty() ? "" : "; ") + std::to_string(cell.admits_zero) +
-                   (one ? " entry is" : " entries are") +
-                   " checked only loosely: " + (one ? "its" : "their") +
-                   " chain-rule terms are up to " + spread + " times " + (one ? "its" : "their") +
-                   " value, so a 0 would pass there too (ill-conditioned)";
+    add_note(cell, std::to_string(cell.admits_zero) + (one ? " entry is" : " entries are") +
+                       " checked only loosely: " + (one ? "its" : "their") +
+                       " chain-rule terms are up to " + spread + " times " +
+                       (one ? "its" : "their") +
+                       " value, so a 0 would pass there too (ill-conditioned)");
   }
   std::size_t k = c.worst_index;
   switch (req.mode) {
@@ -530,6 +530,10 @@ void judge_run(const EntryContext& ctx, const ad::Request& req, backends::Execut
                   ir::number_str(c.tolerance) + " at " + cell.where;
 }
 }  // namespace
+
+void add_note(Cell& cell, const std::string& note) {
+  cell.detail += (cell.detail.empty() ? "" : "; ") + note;
+}
 
 void check_cell(const EntryContext& ctx, const ad::Strategy& s, const ad::Request& req,
                 const std::string& backend, Cell& cell) {

@@ -39,6 +39,9 @@ struct EntryContext {
   mutable HessianReference hessian;
 };
 
+// Appends a note to a cell's detail ("; " between notes).
+void add_note(Cell& cell, const std::string& note);
+
 // Runs one mode of a derivative and fills status, error and location of `cell`.
 void check_cell(const EntryContext& ctx, const ad::Strategy& s, const ad::Request& req,
                 const std::string& backend, Cell& cell);

@@ -502,14 +502,13 @@ HarnessResult run_harness(const std::vector<ir::Suite>& suites, const HarnessOpt
                                          modes[mi] != ad::Mode::Jacobian &&
                                          cell.status == Status::Pass;
               if (no_counts && bound_applies)
-                cell.detail += std::string(cell.detail.empty() ? "" : "; ") +
-                               "the cheap-gradient bound is not checked on " + b +
-                               ", which counts no operations (it is on interp)";
+                add_note(cell, "the cheap-gradient bound is not checked on " + b +
+                                   ", which counts no operations (it is on interp)");
               // a primal of no operations (a gather, a broadcast) gives no ratio to bound
               if (cell.complexity && std::isnan(cell.complexity->ratio) && bound_applies)
-                cell.detail += std::string(cell.detail.empty() ? "" : "; ") +
-                               "the cheap-gradient bound is not checked: the primal counts no "
-                               "operations";
+                add_note(
+                    cell,
+                    "the cheap-gradient bound is not checked: the primal counts no operations");
               if (cell.complexity && !cell.complexity->error.empty() &&
                   cell.status == Status::Pass) {
                 cell.status = Status::Error;

@@ -141,8 +141,7 @@ void print_table(std::ostream& os, const HarnessResult& r) {
     os << "\n";
     // a PASS has a detail only for a note: entries resolved only as far as the reference can,
     // entries checked loosely, a cost ratio not claimed, a bound this backend cannot measure
-    if (!c.detail.empty())
-      os << "    " << c.detail << "\n";
+    if (!c.detail.empty()) os << "    " << c.detail << "\n";
   }
   int cf_pass = 0, adj_pass = 0;
   for (const auto& c : r.closed_forms) {
