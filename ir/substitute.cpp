@@ -190,6 +190,7 @@ class Substituter : public Mutator {
 // let's value renamed needlessly is still the same program).
 class Unshadower : public Mutator {
  public:
+  explicit Unshadower(VarSet around) : scope_(std::move(around)) {}
   Expr mutate(Expr e) override {
     std::vector<Expr> bound;
     if (auto b = binding_of(e)) bound = b->bound;
@@ -216,14 +217,31 @@ class Unshadower : public Mutator {
 
 }  // namespace
 
-Expr unshadow(Expr e) {
-  return Unshadower().mutate(e);
+Expr unshadow(Expr e, const VarSet& bound_around) {
+  return Unshadower(bound_around).mutate(e);
 }
 
 std::vector<Expr> free_vars(Expr e) {
   VarSet bound, seen;
   std::vector<Expr> out;
   collect_free(e, bound, seen, out);
+  return out;
+}
+
+std::vector<Expr> bound_vars(Expr e, bool lets) {
+  std::vector<Expr> out;
+  VarSet seen, visited;  // visited: a shared subexpression is walked once
+  std::vector<Expr> todo{e};
+  while (!todo.empty()) {
+    Expr x = todo.back();
+    todo.pop_back();
+    if (!visited.insert(x).second) continue;
+    if (auto b = binding_of(x); b && (lets || x->kind != NodeKind::Let))
+      for (auto v : b->bound)
+        if (seen.insert(v).second) out.push_back(v);
+    auto c = children(x);
+    todo.insert(todo.end(), c.rbegin(), c.rend());
+  }
   return out;
 }
 

@@ -15,6 +15,8 @@ using VarSet = std::unordered_set<Expr, ExprHash>;
 // The Var nodes occurring free in `e`, in order of first occurrence. Sizes in types are not
 // included (they are bound by the enclosing function).
 std::vector<Expr> free_vars(Expr e);
+// The variables bound by binders inside `e` (a let's too when `lets`), in order of appearance.
+std::vector<Expr> bound_vars(Expr e, bool lets = true);
 bool is_free_in(Expr var, Expr e);
 
 // e{x := a, ...}: replaces free occurrences, renaming binders that would capture a free
@@ -25,6 +27,7 @@ Type substitute_type(const Type& t, const SubstMap& m);
 
 // `e` with every binder that rebinds a variable already bound around it renamed fresh (the
 // language has no shadowing; rewrite rules that float binders can nest two of one name).
-Expr unshadow(Expr e);
+// `bound_around` are the names already bound where `e` will be placed.
+Expr unshadow(Expr e, const VarSet& bound_around = {});
 
 }  // namespace adlab::ir

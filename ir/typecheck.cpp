@@ -48,7 +48,7 @@ class Checker {
       check(s.value);
       for (auto v : s.vars) {
         check_size_dims(v->type, v);
-        bound_.insert(v);
+        bind(v);
       }
     }
     for (auto r : f_.results) check(r);
@@ -132,10 +132,17 @@ class Checker {
                           "parameters that a type uses as a size)");
         check_affine_bound(d.bounds[k], owner);
       }
-      bound_.insert(d.vars[k]);
+      bind(d.vars[k]);
       index_vars_.insert(d.vars[k]);
       dependent_.insert(d.vars[k]);
     }
+  }
+
+  // A name bound where it is already in scope would be unbound with the inner binder and leave
+  // the outer one's later uses "unknown" (the language has no shadowing; SYNTAX.md).
+  void bind(Expr v) {
+    if (!bound_.insert(v).second)
+      fail(v, "`" + var_name(v) + "` is bound here while already in scope (no shadowing)");
   }
 
   void unbind(const std::vector<Expr>& vs) {
@@ -184,7 +191,7 @@ class Checker {
         for (auto i : l->init) check(i);
         check_domain(l->dom, e, false);
         for (auto s : l->state) {
-          bound_.insert(s);
+          bind(s);
           dependent_.insert(s);  // the state changes from one iteration to the next
         }
         check(l->body);
@@ -206,7 +213,7 @@ class Checker {
         check(l->value);
         for (auto v : l->vars) {
           check_size_dims(v->type, v);
-          bound_.insert(v);
+          bind(v);
           note_let(v, l->value);
         }
         check(l->body);

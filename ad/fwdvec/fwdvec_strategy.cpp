@@ -76,10 +76,14 @@ void finish(Function& out) {
 }
 
 // The primal statements renamed apart (the naive variant recomputes them in every pass).
+// They are placed after the original statements, whose binders may share the names (one interned
+// variable) of binders inside a value: `let (a, b) = loop[t < 2] (a = s, b = 0.5) {...}`.
 void renamed_primal(const Function& f, std::vector<Stmt>& stmts, std::vector<Expr>& results) {
+  VarSet original;
+  for (const auto& s : f.stmts) original.insert(s.vars.begin(), s.vars.end());
   SubstMap m;
   for (const auto& s : f.stmts) {
-    Stmt c{{}, substitute(s.value, m)};
+    Stmt c{{}, unshadow(substitute(s.value, m), original)};
     for (auto v : s.vars) {
       Expr nv = Var::make(Context::current().fresh_name(var_name(v)), v->type);
       m[v] = nv;

@@ -44,6 +44,11 @@ class LetLifter : public Mutator {
     return Mutator::mutate(e);
   }
   void reserve(Expr param) { bound_.insert(var_name(param)); }
+  // A binder that stays one (an index, a loop state) keeps its name: a lifted let must not take it,
+  // or the binder would rebind the lifted statement's variable (names are interned).
+  void reserve_binders(Expr e) {
+    for (auto b : bound_vars(e, /*lets=*/false)) binder_names_.insert(var_name(b));
+  }
   // A top-level statement: its value's lets go first, then the statement itself.
   void statement(const Stmt& st) {
     Expr value = mutate(substitute(st.value, renamed_));
@@ -133,11 +138,12 @@ class LetLifter : public Mutator {
   std::vector<Condition> conds_;
   SubstMap renamed_;  // top-level names bound twice
   SubstMap env_;      // the lets around the node being mutated: what their names stand for
-  std::unordered_set<std::string> bound_;
+  std::unordered_set<std::string> bound_, binder_names_;
 
-  // The source name while no statement has it (the paper assumes no name is reused), else fresh.
+  // The source name while no statement or binder has it (the paper assumes no name is reused),
+  // else fresh.
   std::string unbound_name(const std::string& name) {
-    std::string out = bound_.count(name) ? names_.fresh(name) : name;
+    std::string out = bound_.count(name) || binder_names_.count(name) ? names_.fresh(name) : name;
     bound_.insert(out);
     return out;
   }
@@ -263,6 +269,8 @@ FunctionPtr lift_lets(const Function& f, FreshNames& names) {
   g_near = f.pos;
   LetLifter lifter(names);
   for (auto p : f.params) lifter.reserve(p);
+  for (const auto& st : f.stmts) lifter.reserve_binders(st.value);
+  for (auto r : f.results) lifter.reserve_binders(r);
   for (const auto& st : f.stmts) lifter.statement(st);
   std::vector<Expr> results;
   for (auto r : f.results) results.push_back(lifter.result(r));

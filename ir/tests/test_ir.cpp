@@ -11,6 +11,7 @@
 #include "ir/syntax/parser.h"
 #include "ir/syntax/printer.h"
 #include "ir/tensor/tensor_ops.h"
+#include "ir/typecheck.h"
 #include "ir/visitor.h"
 
 using namespace adlab;
@@ -140,6 +141,36 @@ TEST_CASE("substitution preserves meaning (interpreted)", "[unit]") {
   Expr replaced = substitute(f->results[0], jv,
                              Binary::make(BinaryOp::Add, jv, Literal::make(1, ElemType::I64)));
   CHECK(replaced == g->results[0]);
+}
+
+// Decision 238: names are interned, so a binder of a name already in scope is the same variable;
+// the type check unbound it with the inner binder and called the outer one's later uses unknown.
+TEST_CASE("a binder of a name in scope is refused by the type check; unshadow renames it",
+          "[unit]") {
+  Context ctx;
+  ContextScope scope(ctx);
+  Expr n = i64var("n"), i = i64var("i"), a = f64var("a");
+  Expr x = Var::make("x", Type::tensor(ElemType::F64, {n}));
+  // let a = x[0]; let b = sum[i < n] { let a = x[i]; a * a }; return a + b
+  Expr inner =
+      Reduce::make(ReduceOp::Sum, dom1(i, n),
+                   Let::make({a}, Access::make(x, {i}), Binary::make(BinaryOp::Mul, a, a)));
+  Expr b = f64var("b");
+  Function f;
+  f.name = "shadow";
+  f.sizes = {n};
+  f.params = {x};
+  f.stmts = {Stmt{{a}, Access::make(x, {Literal::make(0, ElemType::I64)})}, Stmt{{b}, inner}};
+  f.results = {Binary::make(BinaryOp::Add, a, b)};
+  f.result_type = Type::scalar(ElemType::F64);
+  CHECK_THROWS_WITH(check_function(f), Catch::Contains("`a` is bound here while already in scope"));
+  // bound_vars: the let's binder only when asked for
+  CHECK(bound_vars(inner) == std::vector<Expr>{i, a});
+  CHECK(bound_vars(inner, /*lets=*/false) == std::vector<Expr>{i});
+  // unshadow with `a` bound around renames the inner let apart, and the function checks
+  f.stmts[1].value = unshadow(inner, VarSet{a});
+  CHECK_FALSE(is_free_in(a, f.stmts[1].value));
+  CHECK_NOTHROW(check_function(f));
 }
 
 TEST_CASE("the mutator reuses unchanged nodes", "[unit]") {

@@ -258,6 +258,25 @@ TEST_CASE("fwdvec errors: unknown parameter, unsupported constructs with positio
   CHECK_THROWS_AS(diff(m.entry("h"), Mode::Gradient), Unsupported);
 }
 
+// Decision 238 (an audit fuzz's finding F3): the naive variant repeats the primal after the
+// original statements, and a loop whose states share the let's names (one interned variable
+// each) rebound them there; `unknown name` came from every such program.
+TEST_CASE("fwdvec naive: a loop whose states have its let's names (decision 238)", "[fwdvec]") {
+  auto m = ir::parse_module(
+      "func f(s: f64) -> f64 {\n"
+      "  let (a, b) = loop[t < 2] (a = s, b = 0.5) { next (b * a, a * a) }\n"
+      "  return b\n}\n",
+      "states.adl");
+  // (a, b): (s, 0.5) -> (0.5 s, s^2) -> (0.5 s^3, 0.25 s^2), so f = 0.25 s^2
+  for (const char* variant : {"opt", "naive"}) {
+    INFO(variant);
+    auto out = run(diff(m.entry("f"), Mode::Gradient, {}, variant).function, {scalar(3)}).out;
+    CHECK(out[0].values[0] == 2.25);
+    CHECK(out[1].values[0] == 1.5);
+    auto h = run(diff(m.entry("f"), Mode::Hvp, {}, variant).function, {scalar(3), scalar(2)}).out;
+    CHECK(h.back().values[0] == 1);  // f'' = 0.5, direction 2
+  }
+}
 TEST_CASE("fwdvec scans (*), (max), (min) agree with the reverse strategies", "[fwdvec]") {
   auto m = ir::parse_module(
       "func f[n](a: f64[n]) -> f64 {\n"
