@@ -17,7 +17,7 @@ void add_check(CLI::App& app, int& status) {
   static std::vector<std::string> dirs;
   static std::vector<std::string> strategies, backends_;
   static std::string json_out, sizes = "small", filter;
-  static bool json_stdout = false, no_complexity = false;
+  static bool json_stdout = false, no_complexity = false, no_rounding_probe = false;
   auto* cmd = app.add_subcommand("check",
                                  "Check every suite entry with every strategy and backend against "
                                  "multiprecision finite differences");
@@ -32,6 +32,9 @@ void add_check(CLI::App& app, int& status) {
   cmd->add_option("--sizes", sizes, "size set of the manifests: small (default) or full");
   cmd->add_option("--filter", filter, "only entries whose suite/name contains this text");
   cmd->add_flag("--no-complexity", no_complexity, "skip the operation-count size sweeps");
+  cmd->add_flag("--no-rounding-probe", no_rounding_probe,
+                "judge the first inputs away from kinks even where one double rounding per "
+                "operation moves the derivative past half its tolerance (decision 239)");
   cmd->callback([&status] {
     if (dirs.empty()) dirs = {"suites"};
     std::vector<ir::Suite> suites;
@@ -45,6 +48,7 @@ void add_check(CLI::App& app, int& status) {
     o.sizes = sizes;
     o.filter = filter;
     o.complexity = !no_complexity;
+    o.rounding_probe = !no_rounding_probe;
     bool tty = isatty(STDERR_FILENO);
     o.progress = [tty](std::size_t done, std::size_t total, const std::string& what) {
       if (!tty) return;

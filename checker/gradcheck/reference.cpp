@@ -51,12 +51,19 @@ double Reference::result_scale(std::size_t b) const {
 
 namespace {
 
+// Sizes, no operation counts, kink tracking; the rounding probe when asked for.
+ir::EvalOptions evaluation_options(const ReferenceOptions& o) {
+  ir::EvalOptions eo{o.sizes, false, true};
+  eo.rounding_probe = o.rounding_probe;
+  return eo;
+}
+
 // Evaluates f at perturbed inputs; one per worker thread (interpreters are not shared).
 class Evaluator {
  public:
   Evaluator(const ir::Function& f, const MpTensors& base, const Layout& in,
             const ReferenceOptions& o)
-      : f_(f), base_(base), in_(in), interp_(ir::EvalOptions{o.sizes, false, true}) {}
+      : f_(f), base_(base), in_(in), interp_(evaluation_options(o)) {}
 
   // Flattened floating results at x0 + delta (delta over the wrt coordinates).
   std::vector<mp50> at(const std::vector<mp50>& x) {
@@ -182,7 +189,7 @@ Reference reference_jacobian(const ir::Function& f, const std::vector<ir::Tensor
     std::vector<std::size_t> wrt_params;
     for (const auto& b : p.in.blocks) wrt_params.push_back(b.index);
     const auto movable = nodes_reading(f, wrt_params);
-    ir::EvalOptions eo{o.sizes, false, true};
+    ir::EvalOptions eo = evaluation_options(o);
     eo.kink_nodes = &movable;
     ir::Interpreter<mp50> interp(eo);
     auto out = interp.run_tensors(f, p.base);

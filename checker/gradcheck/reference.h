@@ -25,6 +25,9 @@ struct ReferenceOptions {
   int levels = 2;
   int threads = 0;  // 0: one per hardware thread
   std::map<std::string, std::int64_t> sizes;
+  // Non-zero: every evaluation is the rounding probe's (ir::EvalOptions::rounding_probe), so the
+  // Jacobian is that of f with one double rounding per operation (decision 239).
+  std::uint64_t rounding_probe = 0;
 };
 
 // f's value and full Jacobian at x (restricted to stored entries for sparse tensors).

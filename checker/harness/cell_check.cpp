@@ -340,6 +340,28 @@ std::vector<double> group_tolerances(const EntryContext& ctx, ad::Mode mode, con
   return tolerances;
 }
 
+ErrorGroups error_groups(const Reference& ref, ad::Mode mode, double zero_floor) {
+  ErrorGroups g;
+  switch (mode) {
+    case ad::Mode::Jacobian:
+      for (std::size_t b = 0; b < ref.out.blocks.size(); ++b)
+        for (const auto& wb : ref.in.blocks) {
+          g.sizes.insert(g.sizes.end(), ref.out.blocks[b].count, wb.count);
+          g.floors.insert(g.floors.end(), ref.out.blocks[b].count, ref.result_scale(b));
+        }
+      break;
+    case ad::Mode::Jvp:
+      g.sizes = ref.out.block_sizes();
+      for (std::size_t b = 0; b < ref.out.blocks.size(); ++b)
+        g.floors.push_back(ref.result_scale(b));
+      break;
+    default:  // gradient, vjp, hvp: a block per parameter
+      g.sizes = ref.in.block_sizes();
+      if (zero_floor > 0) g.floors.assign(g.sizes.size(), zero_floor);
+  }
+  return g;
+}
+
 namespace {
 // How far past its tolerance a cell's worst entry is (a failing cell is always worse).
 double excess(const Cell& c) {
@@ -366,25 +388,9 @@ void judge_run(const EntryContext& ctx, const ad::Request& req, backends::Execut
   // error-model groups (docs/results.md); a zero group is judged against its own result's
   // magnitude where it has one result: a 1e-11 row beside a 1e20 result was judged against 1e20
   // (decision 188)
-  std::vector<std::size_t> groups;
-  std::vector<double> group_floors;
-  switch (req.mode) {
-    case ad::Mode::Jacobian:
-      for (std::size_t b = 0; b < ref.out.blocks.size(); ++b)
-        for (const auto& wb : ref.in.blocks) {
-          groups.insert(groups.end(), ref.out.blocks[b].count, wb.count);
-          group_floors.insert(group_floors.end(), ref.out.blocks[b].count, ref.result_scale(b));
-        }
-      break;
-    case ad::Mode::Jvp:
-      groups = ref.out.block_sizes();
-      for (std::size_t b = 0; b < ref.out.blocks.size(); ++b)
-        group_floors.push_back(ref.result_scale(b));
-      break;
-    default:  // gradient, vjp, hvp: a block per parameter
-      groups = ref.in.block_sizes();
-      if (e.zero_floor > 0) group_floors.assign(groups.size(), e.zero_floor);
-  }
+  const ErrorGroups eg = error_groups(ref, req.mode, e.zero_floor);
+  const std::vector<std::size_t>& groups = eg.sizes;
+  const std::vector<double>& group_floors = eg.floors;
   ModeRun run;
   try {
     run = run_mode(ctx, exe, req.mode, e.dir);

@@ -35,6 +35,9 @@ struct EntryContext {
   ReferenceOptions reference_options;  // the entry's fd_step / fd_levels, for the hvp reference
   Tolerance tolerance;  // the entry's model (floor 0): one double primal run, shared by its cells
   std::uint64_t seed = 1;
+  // Why the inputs were resampled, or why the derivative may not be judgeable at them (the
+  // rounding probe, decision 239); empty when neither.
+  std::string resampled_note, conditioning_note;
   // Filled by the entry's first hvp cells (cells of one entry run one after another).
   mutable HessianReference hessian;
 };
@@ -50,6 +53,15 @@ void check_cell(const EntryContext& ctx, const ad::Strategy& s, const ad::Reques
 // parameter's gradient, an f32 result's tangent, a Jacobian block of either) gets
 // tol.for_f32_block(), an f64 block tol.for_f64_block() (decisions 199, 202).
 std::vector<double> group_tolerances(const EntryContext& ctx, ad::Mode mode, const Tolerance& tol);
+// The error-model groups of `mode`'s derivative (docs/results.md): a Jacobian row per result
+// entry and parameter block, a jvp block per result, else a block per parameter; `floors`, what
+// a zero group is judged against, where it is not the function's magnitude: a Jacobian row's or
+// jvp block's own result (decision 188), `zero_floor` for every parameter block when positive.
+struct ErrorGroups {
+  std::vector<std::size_t> sizes;
+  std::vector<double> floors;
+};
+ErrorGroups error_groups(const Reference& ref, ad::Mode mode, double zero_floor = 0);
 // The tolerance of the Jacobian block of result block rb by parameter block wb (decision 206).
 double block_tolerance(const EntryContext& ctx, const Tolerance& tol, const Block& rb,
                        const Block& wb);

@@ -7,11 +7,13 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 
 #include "ad/strategy.h"
 #include "checker/gradcheck/error_model.h"
 #include "checker/harness/cell_check.h"
 #include "checker/harness/expected_values.h"
+#include "checker/harness/rounding_probe.h"
 #include "ir/context.h"
 #include "ir/interp/interpreter.h"
 #include "ir/interp/scalar.h"
@@ -80,6 +82,16 @@ bool prepare_entry(EntryContext& ctx, const HarnessOptions& o, std::string& kink
   ctx.f = ctx.module.entry(e.function);
   ctx.sizes = e.size_set(o.sizes);
   ctx.wrt = e.wrt;
+  // The first attempt away from kinks where the rounding probe moved the derivative too far:
+  // used when no attempt is better (decision 239).
+  struct Attempt {
+    std::uint64_t seed;
+    std::vector<ir::Tensor> inputs;
+    Reference ref;
+    Tolerance tolerance;
+    RoundingProbe probe;
+  };
+  std::optional<Attempt> ill_conditioned;
   for (int attempt = 0; attempt <= o.kink_resamples; ++attempt) {
     ir::SuiteEntry shifted = e;
     shifted.seed = e.seed + static_cast<std::uint64_t>(attempt) * 1000003;
@@ -95,7 +107,18 @@ bool prepare_entry(EntryContext& ctx, const HarnessOptions& o, std::string& kink
     bool near = ctx.ref.kink.margin < o.kink_margin;
     if (!near && !ctx.ref.branch_change) {
       ctx.tolerance = derive_tolerance(*ctx.f, ctx.inputs, ctx.ref, ctx.sizes, 0, ctx.wrt);
-      return true;
+      if (!o.rounding_probe) return true;
+      RoundingProbe probe = probe_rounding(ctx, ctx.seed);
+      if (!probe.ran || probe.within) {
+        if (ill_conditioned)
+          ctx.resampled_note = "inputs resampled (seed " + std::to_string(ctx.seed) +
+                               "): at seed " + std::to_string(ill_conditioned->seed) + ", " +
+                               describe(ill_conditioned->probe);
+        return true;
+      }
+      if (!ill_conditioned)
+        ill_conditioned = Attempt{ctx.seed, ctx.inputs, ctx.ref, ctx.tolerance, probe};
+      continue;
     }
     auto p = ir::pos_of(ctx.ref.kink.where, ctx.f->pos.source);
     std::string closest = ctx.ref.kink.where.defined()
@@ -109,6 +132,16 @@ bool prepare_entry(EntryContext& ctx, const HarnessOptions& o, std::string& kink
                            " (" + closest + ")"
                      : "the finite-difference stencil crosses a switch: " + ctx.ref.branch_note +
                            " (closest: " + closest + ")";
+  }
+  if (ill_conditioned) {  // no attempt both away from kinks and well conditioned: the first one
+    ctx.seed = ill_conditioned->seed;
+    ctx.inputs = std::move(ill_conditioned->inputs);
+    ctx.ref = std::move(ill_conditioned->ref);
+    ctx.tolerance = std::move(ill_conditioned->tolerance);
+    ctx.conditioning_note = "the derivative is ill-conditioned at these inputs (" +
+                            std::to_string(o.kink_resamples) +
+                            " resamples tried): " + describe(ill_conditioned->probe);
+    return true;
   }
   return false;
 }
@@ -493,6 +526,9 @@ HarnessResult run_harness(const std::vector<ir::Suite>& suites, const HarnessOpt
             ad::Request req = chosen.request(ctx.wrt, modes[mi]);
             try {
               check_cell(ctx, *s, req, b, cell);
+              if (!ctx.resampled_note.empty()) add_note(cell, ctx.resampled_note);
+              if (!ctx.conditioning_note.empty() && cell.status == Status::Fail)
+                add_note(cell, ctx.conditioning_note);
               bool no_counts = false;
               if (o.complexity && modes[mi] == cost_mode(modes))
                 cell.complexity = measure(ctx, *s, req, b, o, &no_counts);

@@ -69,6 +69,9 @@ struct HarnessOptions {
   bool complexity = true;
   double kink_margin = 1e-6;  // relative distance to a switch that counts as "at a kink"
   int kink_resamples = 3;
+  // Resample (within kink_resamples) inputs where one double rounding per operation moves the
+  // reference Jacobian past half its tolerance (decision 239, rounding_probe.h).
+  bool rounding_probe = true;
   ReferenceOptions reference;
   std::function<void(std::size_t done, std::size_t total, const std::string& what)> progress;
 };

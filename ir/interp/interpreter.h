@@ -22,6 +22,11 @@ struct EvalOptions {
   bool track_kinks = false;  // record how close the run came to a non-smooth switch
   // When set, only switches at these nodes are kinks (those a differentiated input can move).
   const std::unordered_set<const ExprNode*>* kink_nodes = nullptr;
+  // Non-zero: the checker's rounding probe (decision 239). In 50-digit runs, each floating
+  // operation's result is multiplied by 1 + s 2^-53, s = +-1 from a pseudo-random sequence of
+  // this seed in evaluation order (restarted by every run), so the run computes a smooth function
+  // one double rounding per operation away from f. Other scalar types ignore it.
+  std::uint64_t rounding_probe = 0;
 };
 
 // The closest a run came to a point where it is not differentiable: a comparison of numbers

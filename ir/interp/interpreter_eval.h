@@ -33,15 +33,15 @@ T Interpreter<T>::Impl::scalar(Expr e) {
           // paper 000 (4.24): a guarded addition costs 1 only where both brackets hold.
           if (count && !zx && !zy) ++counts.adds;
           zero = zx && zy;
-          return math::in_f64_range(b->op == BinaryOp::Add ? T(x + y) : T(x - y));
+          return math::in_f64_range(probed(b->op == BinaryOp::Add ? T(x + y) : T(x - y)));
         case BinaryOp::Mul:
           if (count && !zx && !zy) ++counts.muls;
           zero = zx || zy;
-          return math::in_f64_range(T(x * y));
+          return math::in_f64_range(probed(T(x * y)));
         case BinaryOp::Div:
           if (count && !zx) ++counts.divs;
           zero = zx;
-          return math::in_f64_range(T(x / y));
+          return math::in_f64_range(probed(T(x / y)));
         default:
           fail(e, std::string("operator ") + op_name(b->op) + " does not give a number");
       }
@@ -78,35 +78,35 @@ T Interpreter<T>::Impl::scalar(Expr e) {
       }
       switch (p->op) {
         case PrimOp::Exp:
-          return math::in_f64_range(math::exp(x));
+          return math::in_f64_range(probed(math::exp(x)));
         case PrimOp::Log:
-          return math::in_f64_range(math::log(x));
+          return math::in_f64_range(probed(math::log(x)));
         case PrimOp::Log1p:
-          return math::in_f64_range(math::log1p(x));
+          return math::in_f64_range(probed(math::log1p(x)));
         case PrimOp::Expm1:
-          return math::in_f64_range(math::expm1(x));
+          return math::in_f64_range(probed(math::expm1(x)));
         case PrimOp::Sin:
-          return math::in_f64_range(math::sin(x));
+          return math::in_f64_range(probed(math::sin(x)));
         case PrimOp::Cos:
-          return math::in_f64_range(math::cos(x));
+          return math::in_f64_range(probed(math::cos(x)));
         case PrimOp::Tan:
-          return math::in_f64_range(math::tan(x));
+          return math::in_f64_range(probed(math::tan(x)));
         case PrimOp::Tanh:
-          return math::in_f64_range(math::tanh(x));
+          return math::in_f64_range(probed(math::tanh(x)));
         case PrimOp::Sigmoid:
-          return math::in_f64_range(math::sigmoid(x));
+          return math::in_f64_range(probed(math::sigmoid(x)));
         case PrimOp::Sqrt:
-          return math::in_f64_range(math::sqrt(x));
+          return math::in_f64_range(probed(math::sqrt(x)));
         case PrimOp::Abs:
           return math::in_f64_range(math::abs(x));
         case PrimOp::Lgamma:
-          return math::in_f64_range(math::lgamma(x));
+          return math::in_f64_range(probed(math::lgamma(x)));
         case PrimOp::Floor:
           return math::in_f64_range(math::floor(x));
         case PrimOp::Round:
           return math::in_f64_range(math::round(x));
         case PrimOp::Pow:
-          return math::in_f64_range(math::pow(x, y));
+          return math::in_f64_range(probed(math::pow(x, y)));
         case PrimOp::Min:
           return y < x ? y : x;
         case PrimOp::Max:
@@ -176,7 +176,10 @@ T Interpreter<T>::Impl::reduce_float(const Reduce& r, Expr self) {
     iterate(r.dom, self, [&] {
       T x = scalar(r.body);
       acc += x;  // the value is IEEE (0 * NaN is NaN); strong zeros only change the count
-      if (!zero) ++terms;
+      if (!zero) {
+        if (terms > 0) acc = probed(acc);
+        ++terms;
+      }
     });
     if (count && terms > 1) counts.adds += terms - 1;
     zero = terms == 0;

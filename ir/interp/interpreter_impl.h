@@ -83,6 +83,23 @@ struct Interpreter<T>::Impl {
 
   explicit Impl(EvalOptions o) : options(std::move(o)) {}
 
+  // The rounding probe (EvalOptions::rounding_probe): one relative perturbation of +-2^-53.
+  std::uint64_t probe_state = 0;
+  T probed(T v) {
+    if constexpr (std::is_same_v<T, mp50>) {
+      if (options.rounding_probe == 0) return v;
+      probe_state += 0x9e3779b97f4a7c15ULL;  // splitmix64
+      std::uint64_t z = probe_state;
+      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+      z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+      z ^= z >> 31;
+      static const mp50 kUp = 1 + mp50(0x1p-53), kDown = 1 - mp50(0x1p-53);
+      return v * ((z & 1) ? kUp : kDown);
+    } else {
+      return v;
+    }
+  }
+
   // ---- errors ----
   [[noreturn]] void fail(Expr at, const std::string& msg) {
     auto ps = Context::current().positions(at, source);

@@ -251,6 +251,7 @@ Value<T> Interpreter<T>::Impl::eval_scan(const Scan& s) {
       if (options.track_kinks && !first && (s.op == ReduceOp::Max || s.op == ReduceOp::Min))
         note_branch(s.op == ReduceOp::Max ? acc < x : x < acc);
       acc = first ? x : T(combine(acc, x));
+      if (!first && (s.op == ReduceOp::Sum || s.op == ReduceOp::Prod)) acc = probed(acc);
       first = false;
       r.values.push_back(acc);
     });
@@ -310,7 +311,7 @@ Value<T> Interpreter<T>::Impl::eval_scatter(const Scatter& s, Expr self) {
       read_key();
       if (count) ++counts.adds;
       auto [it, fresh] = acc.emplace(key, x);
-      if (!fresh) it->second += x;
+      if (!fresh) it->second = probed(it->second + x);
     });
     Tensor r;
     r.elem = t.elem;
@@ -338,7 +339,10 @@ Value<T> Interpreter<T>::Impl::eval_scatter(const Scatter& s, Expr self) {
       std::int64_t off = 0;
       for (std::size_t k = 0; k < key.size(); ++k) off = off * shape[k] + key[k];
       if (count) ++counts.adds;
-      r.values[static_cast<std::size_t>(off)] += x;
+      T& slot_value = r.values[static_cast<std::size_t>(off)];
+      const bool exact = slot_value == T(0);  // 0 + x: no rounding for the probe
+      slot_value += x;
+      if (!exact) slot_value = probed(slot_value);
     } else {
       auto* guard = s.value.as<Iverson>();
       if (guard && !truth(guard->pred)) return;  // skipped, with no bounds check
@@ -520,6 +524,7 @@ template <class T>
 std::vector<Value<T>> Interpreter<T>::run(const Function& f, const std::vector<Value<T>>& args) {
   impl_->counts = OpCounts{};
   impl_->kink = KinkReport{};
+  impl_->probe_state = impl_->options.rounding_probe;
   // Every variable exists before evaluation starts, so env never reallocates while references
   // into it are held.
   if (impl_->env.size() < Context::current().num_vars())

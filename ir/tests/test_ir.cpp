@@ -145,7 +145,7 @@ TEST_CASE("substitution preserves meaning (interpreted)", "[unit]") {
 
 // Decision 238: names are interned, so a binder of a name already in scope is the same variable;
 // the type check unbound it with the inner binder and called the outer one's later uses unknown.
-TEST_CASE("a binder of a name in scope is refused by the type check; unshadow renames it",
+TEST_CASE("a binder of a name in scope is refused by the type check, and unshadow renames it",
           "[unit]") {
   Context ctx;
   ContextScope scope(ctx);
