@@ -54,8 +54,13 @@ int run(const EvalArgs& a) {
     j["results"] = nlohmann::json::array();
     for (const auto& t : out) j["results"].push_back(result_json(ir::convert_scalar<double>(t)));
     const auto& c = interp.counts();
-    j["ops"] = {{"adds", c.adds},   {"muls", c.muls},         {"divs", c.divs},
-                {"prims", c.prims}, {"compares", c.compares}, {"paper_cost", c.paper_cost()}};
+    j["ops"] = {{"adds", c.adds},
+                {"muls", c.muls},
+                {"divs", c.divs},
+                {"prims", c.prims},
+                {"compares", c.compares},
+                {"paper_cost", c.paper_cost()},
+                {"iterations", c.iterations}};
     j["time_ms"] = ms;
     text << json_text(j) << "\n";
   } else {

@@ -221,6 +221,16 @@ Expr unshadow(Expr e, const VarSet& bound_around) {
   return Unshadower(bound_around).mutate(e);
 }
 
+void unshadow_statements(Function& f) {
+  VarSet scope(f.params.begin(), f.params.end());
+  scope.insert(f.sizes.begin(), f.sizes.end());
+  for (auto& st : f.stmts) {
+    st.value = unshadow(st.value, scope);
+    scope.insert(st.vars.begin(), st.vars.end());
+  }
+  for (auto& r : f.results) r = unshadow(r, scope);
+}
+
 std::vector<Expr> free_vars(Expr e) {
   VarSet bound, seen;
   std::vector<Expr> out;

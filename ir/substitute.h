@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "ir/expr.h"
+#include "ir/function.h"
 
 namespace adlab::ir {
 
@@ -29,5 +30,9 @@ Type substitute_type(const Type& t, const SubstMap& m);
 // language has no shadowing; rewrite rules that float binders can nest two of one name).
 // `bound_around` are the names already bound where `e` will be placed.
 Expr unshadow(Expr e, const VarSet& bound_around = {});
+// unshadow over a function: each statement's value and each result against the parameters,
+// sizes and earlier statements' names (a program builder that places copies of a body after the
+// statements binding its names; names are interned).
+void unshadow_statements(Function& f);
 
 }  // namespace adlab::ir

@@ -68,7 +68,10 @@ std::shared_ptr<Function> signature_of(const Function& f, const std::string& suf
   return out;
 }
 
+// The tangent statements follow the primal ones and copy its bodies' block lets, whose names a
+// later primal statement may bind too (decision 238, a reviewing helper).
 void finish(Function& out) {
+  unshadow_statements(out);
   std::vector<Type> types;
   for (auto x : out.results) types.push_back(x->type);
   out.result_type = types.size() == 1 ? types[0] : Type::tuple(types);

@@ -2,6 +2,7 @@
 #include "checker/complexity/complexity.h"
 
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 namespace adlab::checker {
@@ -21,6 +22,16 @@ double loglog_slope(const std::vector<std::pair<double, double>>& xy) {
   double den = n * sxx - sx * sx;
   if (n < 2 || std::fabs(den) < 1e-12) return std::numeric_limits<double>::quiet_NaN();
   return (n * sxy - sx * sy) / den;
+}
+
+std::string work_growth(const Complexity& c) {
+  char text[256];
+  std::snprintf(text, sizeof text,
+                "the derivative's work grows as size^%.2f against the primal's size^%.2f "
+                "(operations and iterated domain points; paper 000's cost model, which the ratio "
+                "counts, leaves iterations and index arithmetic out)",
+                c.derivative_work_slope, c.primal_work_slope);
+  return text;
 }
 
 std::vector<ir::SizeMap> sweep_sizes(const ir::SuiteEntry& e, const std::string& base,

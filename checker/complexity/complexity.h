@@ -14,17 +14,32 @@ namespace adlab::checker {
 struct CostPoint {
   double size = 0;  // number of floating input scalars
   std::int64_t primal = 0, derivative = 0;
+  // operations plus iterated domain points (OpCounts::iterations): the work paper 000's cost
+  // model leaves out, index arithmetic and false brackets, shows here
+  std::int64_t primal_work = 0, derivative_work = 0;
 };
 
 struct Complexity {
   std::vector<CostPoint> points;
   double primal_slope = 0,
          derivative_slope = 0;  // log-log least-squares slopes (NaN with < 2 points)
+  // the same over the work (operations plus iterated domain points, CostPoint): a derivative
+  // whose work grows faster than the primal's by more than kWorkSlopeExcess is not cheap, whatever
+  // paper 000's model counts (decision 240)
+  double primal_work_slope = 0, derivative_work_slope = 0;
+  bool work_grows_faster = false;
   double ratio = 0;             // derivative / primal at the worst point of the sweep
   std::optional<double> bound;  // the manifest's cost_bound, for reverse mode
   bool within_bound = true;
   std::string error;  // the derivative failed at a sweep point where the primal ran
 };
+
+// How much faster (in log-log slope) the derivative's work may grow than the primal's: a power
+// of the size more shows as about 1; constant overheads at the sweep's small sizes lower slopes.
+constexpr double kWorkSlopeExcess = 0.5;
+
+// "the derivative's work grows as size^2.01 against the primal's size^1.01 (...)".
+std::string work_growth(const Complexity& c);
 
 // Least-squares slope of log(y) against log(x) over points with x, y > 0 (NaN if fewer than 2).
 double loglog_slope(const std::vector<std::pair<double, double>>& xy);

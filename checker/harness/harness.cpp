@@ -92,11 +92,15 @@ bool prepare_entry(EntryContext& ctx, const HarnessOptions& o, std::string& kink
     RoundingProbe probe;
   };
   std::optional<Attempt> ill_conditioned;
+  int resamples = 0;
   for (int attempt = 0; attempt <= o.kink_resamples; ++attempt) {
     ir::SuiteEntry shifted = e;
     shifted.seed = e.seed + static_cast<std::uint64_t>(attempt) * 1000003;
+    std::vector<ir::Tensor> inputs = ir::entry_inputs(*ctx.f, shifted, o.sizes);
+    if (attempt > 0 && inputs == ctx.inputs) break;  // fixed inputs: every seed draws the same
+    resamples = attempt;
     ctx.seed = shifted.seed;
-    ctx.inputs = ir::entry_inputs(*ctx.f, shifted, o.sizes);
+    ctx.inputs = std::move(inputs);
     ReferenceOptions ro = o.reference;
     ro.sizes = ctx.sizes;
     if (e.fd_step) ro.step = *e.fd_step;
@@ -139,8 +143,9 @@ bool prepare_entry(EntryContext& ctx, const HarnessOptions& o, std::string& kink
     ctx.ref = std::move(ill_conditioned->ref);
     ctx.tolerance = std::move(ill_conditioned->tolerance);
     ctx.conditioning_note = "the derivative is ill-conditioned at these inputs (" +
-                            std::to_string(o.kink_resamples) +
-                            " resamples tried): " + describe(ill_conditioned->probe);
+                            (resamples == 0 ? std::string("fixed: no other draw")
+                                            : std::to_string(resamples) + " resamples tried") +
+                            "): " + describe(ill_conditioned->probe);
     return true;
   }
   return false;
@@ -402,6 +407,8 @@ std::optional<Complexity> measure(const EntryContext& ctx, const ad::Strategy& s
       p.size = size;
       p.primal = interp.counts().total();
       p.derivative = exe->counts()->total();
+      p.primal_work = p.primal + interp.counts().iterations;
+      p.derivative_work = p.derivative + exe->counts()->iterations;
       c.points.push_back(p);
     } catch (const std::exception& ex) {
       // A sweep point that cannot be generated (fixed-size data) is left out; a derivative that
@@ -415,13 +422,18 @@ std::optional<Complexity> measure(const EntryContext& ctx, const ad::Strategy& s
     }
   }
   if (c.points.empty()) return c.error.empty() ? std::nullopt : std::optional<Complexity>(c);
-  std::vector<std::pair<double, double>> pp, dd;
+  std::vector<std::pair<double, double>> pp, dd, pw, dw;
   for (const auto& p : c.points) {
     pp.emplace_back(p.size, static_cast<double>(p.primal));
     dd.emplace_back(p.size, static_cast<double>(p.derivative));
+    pw.emplace_back(p.size, static_cast<double>(p.primal_work));
+    dw.emplace_back(p.size, static_cast<double>(p.derivative_work));
   }
   c.primal_slope = loglog_slope(pp);
   c.derivative_slope = loglog_slope(dd);
+  c.primal_work_slope = loglog_slope(pw);
+  c.derivative_work_slope = loglog_slope(dw);
+  c.work_grows_faster = c.derivative_work_slope > c.primal_work_slope + kWorkSlopeExcess;
   // The worst point: a bound met at the smallest size only says nothing about growth. A primal
   // that counts no operation (a gather, a broadcast: paper 000's TC15, TC16) gives no ratio.
   c.ratio = std::numeric_limits<double>::quiet_NaN();
@@ -560,6 +572,21 @@ HarnessResult run_harness(const std::vector<ir::Suite>& suites, const HarnessOpt
                   cell.detail = over;
                 } else {  // measured, reported, not claimed by this strategy
                   cell.detail = over + " (not claimed by " + std::string(s->name()) + ")";
+                }
+              }
+              // Growth paper 000's model does not count: iterations under false brackets, a
+              // bracket sum left uneliminated (decision 240).
+              if (cell.complexity && cell.complexity->work_grows_faster &&
+                  s->capabilities().reverse && cell.status == Status::Pass &&
+                  modes[mi] != ad::Mode::Jacobian) {
+                const std::string growth = work_growth(*cell.complexity);
+                if (bound_applies && s->capabilities().cheap_gradient) {
+                  cell.status = Status::Fail;
+                  cell.detail = growth;
+                } else {
+                  add_note(cell, growth + (bound_applies
+                                               ? " (not claimed by " + std::string(s->name()) + ")"
+                                               : std::string()));
                 }
               }
             } catch (const ad::Unsupported& ex) {

@@ -55,12 +55,18 @@ nlohmann::json to_json(const HarnessResult& r, const HarnessOptions& o) {
     if (c.complexity) {
       nlohmann::json pts = nlohmann::json::array();
       for (const auto& p : c.complexity->points)
-        pts.push_back(
-            {{"size", p.size}, {"primal_ops", p.primal}, {"derivative_ops", p.derivative}});
+        pts.push_back({{"size", p.size},
+                       {"primal_ops", p.primal},
+                       {"derivative_ops", p.derivative},
+                       {"primal_work", p.primal_work},
+                       {"derivative_work", p.derivative_work}});
       x["complexity"] = {
           {"points", pts},
           {"primal_slope", number(c.complexity->primal_slope)},
           {"derivative_slope", number(c.complexity->derivative_slope)},
+          {"primal_work_slope", number(c.complexity->primal_work_slope)},
+          {"derivative_work_slope", number(c.complexity->derivative_work_slope)},
+          {"work_grows_faster", c.complexity->work_grows_faster},
           {"ratio", number(c.complexity->ratio)},
           {"bound", c.complexity->bound ? nlohmann::json(*c.complexity->bound) : nlohmann::json()},
           {"within_bound", c.complexity->within_bound}};

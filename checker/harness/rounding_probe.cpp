@@ -55,7 +55,8 @@ RoundingProbe probe_rounding(const EntryContext& ctx, std::uint64_t seed) {
 
 std::string describe(const RoundingProbe& p) {
   char text[96];
-  std::snprintf(text, sizeof text, " by %.2g relative (tolerance %.2g)", p.movement, p.tolerance);
+  std::snprintf(text, sizeof text, " by %.2g relative (the tolerance for that rounding: %.2g)",
+                p.movement, p.tolerance);
   return "one double rounding per operation moves " + p.where + text;
 }
 

@@ -358,3 +358,43 @@ TEST_CASE("sparse/coo's Jacobian blocks of stored entries are compared as dense 
 }
 
 }  // namespace adlab::checker
+
+namespace adlab::checker {
+
+TEST_CASE(
+    "a gradient whose work grows faster than the primal's FAILs its cost bound (decision 240)",
+    "[unit]") {
+  ir::Suite s = ir::load_manifest(std::string(ADLAB_SOURCE_DIR) +
+                                  "/checker/tests/data/work_growth/manifest.json");
+  HarnessOptions o;
+  o.strategies = {"iverson", "dualrev", "scatter", "fwdvec"};
+  o.backends = {"interp"};
+  HarnessResult r = run_harness({s}, o);
+  int seen = 0;
+  for (const auto& c : r.cells) {
+    INFO(c.strategy << ": " << c.detail);
+    REQUIRE(c.complexity);
+    const Complexity& cx = *c.complexity;
+    CHECK(cx.primal_work_slope == Approx(1).margin(0.1));
+    if (c.strategy == "iverson") {
+      // within paper 000's model it is cheap; its iterations are n^2
+      CHECK(cx.ratio < 2);
+      CHECK(cx.within_bound);
+      CHECK(cx.derivative_work_slope > 1.7);
+      CHECK(cx.work_grows_faster);
+      CHECK(c.status == Status::Fail);
+      CHECK_THAT(c.detail, Catch::Contains("the derivative's work grows as size^"));
+    } else if (c.strategy == "fwdvec") {  // forward mode: n passes, no bound claimed
+      CHECK(c.status == Status::Pass);
+      CHECK(c.detail.find("work grows") == std::string::npos);
+    } else {  // dualrev and scatter: linear
+      CHECK(cx.derivative_work_slope == Approx(1).margin(0.1));
+      CHECK_FALSE(cx.work_grows_faster);
+      CHECK(c.status == Status::Pass);
+    }
+    ++seen;
+  }
+  CHECK(seen == 4);
+}
+
+}  // namespace adlab::checker

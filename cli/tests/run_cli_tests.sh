@@ -146,7 +146,7 @@ expect_out "eval dot, JSON inputs" $'dot n=3\n  result 0: f64 = 32' eval dot.adl
 expect_out "eval dot, .npy input" $'dot n=3\n  result 0: f64 = 32' eval dot.adl --input x=x.npy --input y=y.json
 expect_out "eval spmv, .mtx input" $'spmv m=3 n=2\n  result 0: f64[2] = [6.5, -2]' \
   eval spmv.adl --input A=a.mtx --input x=x.json
-expect_out "eval --counts" $'dot n=3\n  result 0: f64 = 32\n  ops: adds=2 muls=3 divs=0 prims=0 compares=0 (paper cost 5)' \
+expect_out "eval --counts" $'dot n=3\n  result 0: f64 = 32\n  ops: adds=2 muls=3 divs=0 prims=0 compares=0 iterations=3 (paper cost 5)' \
   eval dot.adl --input x=x.json --input y=y.json --counts
 expect_out "eval double digits" $'dot n=1\n  result 0: f64 = 0.30000000000000004' \
   eval dot.adl --input x=tenth.json --input y=three.json

@@ -327,7 +327,11 @@ struct Interpreter<T>::Impl {
   // ---- iteration over domains ----
   // Calls body() at every point of the domain with its variables bound; returns the count.
   template <class F>
-  void iterate(const Domain& d, Expr owner, F&& body) {
+  void iterate(const Domain& d, Expr owner, F&& each) {
+    auto body = [&] {
+      if (options.count_ops) ++counts.iterations;
+      each();
+    };
     if (d.is_stored()) {
       V holder;
       const V& src = operand(d.source, holder);

@@ -284,6 +284,7 @@ Value<T> Interpreter<T>::Impl::eval_loop(const Loop& l) {
   V& iv = slot(l.dom.vars[0]);
   for (std::int64_t t = 0; t < n; ++t) {
     iv = V::of_int(t);
+    if (options.count_ops) ++counts.iterations;
     bind(l.state, eval(l.body));
   }
   if (l.state.size() == 1) return slot(l.state[0]);

@@ -16,6 +16,9 @@ struct OpCounts {
   std::int64_t divs = 0;      // /
   std::int64_t prims = 0;     // exp, log, pow, ... (black-box calls, 4.26)
   std::int64_t compares = 0;  // max/min reductions, select conditions on numbers
+  // Not operations of the cost model: the points of every domain iterated (gen, sum, scan,
+  // scatter, loop steps), under a false bracket or not. What paper 000's model leaves out.
+  std::int64_t iterations = 0;
 
   // Paper 000's Cost: additions, multiplications and black-box calls (division is a black box).
   std::int64_t paper_cost() const { return adds + muls + divs + prims; }
@@ -26,12 +29,13 @@ struct OpCounts {
     divs += o.divs;
     prims += o.prims;
     compares += o.compares;
+    iterations += o.iterations;
     return *this;
   }
   std::string str() const {
     return "adds=" + std::to_string(adds) + " muls=" + std::to_string(muls) +
            " divs=" + std::to_string(divs) + " prims=" + std::to_string(prims) +
-           " compares=" + std::to_string(compares);
+           " compares=" + std::to_string(compares) + " iterations=" + std::to_string(iterations);
   }
 };
 

@@ -35,6 +35,7 @@ struct BasicTensor {
   std::vector<std::int64_t> col_idx;
   std::vector<std::int64_t> coords;
 
+  bool operator==(const BasicTensor&) const = default;  // entry by entry (NaN differs)
   std::int64_t rank() const { return static_cast<std::int64_t>(shape.size()); }
   // Number of logical entries (product of the shape; 1 for a scalar).
   std::int64_t numel() const {

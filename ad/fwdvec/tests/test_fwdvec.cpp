@@ -17,6 +17,7 @@
 #include "ir/suite/manifest.h"
 #include "ir/syntax/parser.h"
 #include "ir/syntax/printer.h"
+#include "ir/tensor/tensor_ops.h"
 
 using namespace adlab;
 using namespace adlab::ad;
@@ -277,6 +278,45 @@ TEST_CASE("fwdvec naive: a loop whose states have its let's names (decision 238)
     CHECK(h.back().values[0] == 1);  // f'' = 0.5, direction 2
   }
 }
+// Decision 238, a reviewing helper: the tangent statements follow the primal ones and copy its
+// bodies' block lets; a later primal statement binding the same name (`let t` below) was refused
+// ("already in scope") or, before the type check was strict, called unknown.
+TEST_CASE("fwdvec: a block let's name bound again by a later statement (decision 238)",
+          "[fwdvec]") {
+  auto m = ir::parse_module(
+      "func f(x: f64[n]) -> f64 {\n  let q = gen[j < n] { let t = x[j] * x[j]; sin(t) }\n"
+      "  let t = sum[j < n] q[j]\n  return t\n}\n"
+      "func g(x: f64[n]) -> f64 {\n  let s = sum[j < n] { let t = x[j] * x[j]; sin(t) }\n"
+      "  let t = s * 3\n  return t * 2\n}\n",
+      "blocks.adl");
+  const ir::Tensor x = ir::dense_f64({3}, {0.5, -1.25, 2.0});
+  for (const char* func : {"f", "g"})
+    for (const char* variant : {"opt", "naive"})
+      for (Mode mode : {Mode::Gradient, Mode::Jvp, Mode::Hvp}) {
+        INFO(func << " " << variant << " " << mode_name(mode));
+        const double scale = std::string(func) == "f" ? 1 : 6;
+        auto d = diff(m.entry(func), mode, {}, variant).function;
+        std::vector<ir::Tensor> in{x};
+        if (mode != Mode::Gradient) in.push_back(ir::dense_f64({3}, {1, 1, 1}));
+        auto out = run(d, in).out;
+        // f = sum sin(x_j^2): f' = 2 x cos(x^2), f'' = 2 cos(x^2) - 4 x^2 sin(x^2)
+        double want = 0;
+        for (double v : x.values)
+          want += mode == Mode::Hvp ? 2 * std::cos(v * v) - 4 * v * v * std::sin(v * v)
+                                    : 2 * v * std::cos(v * v);
+        if (mode == Mode::Gradient) {
+          for (std::size_t k = 0; k < 3; ++k) {
+            const double v = x.values[k];
+            CHECK(out[1].values[k] == Approx(scale * 2 * v * std::cos(v * v)).epsilon(1e-14));
+          }
+        } else {
+          double got = 0;
+          for (double v : out.back().values) got += v;
+          CHECK(got == Approx(scale * want).epsilon(1e-13));
+        }
+      }
+}
+
 TEST_CASE("fwdvec scans (*), (max), (min) agree with the reverse strategies", "[fwdvec]") {
   auto m = ir::parse_module(
       "func f[n](a: f64[n]) -> f64 {\n"
