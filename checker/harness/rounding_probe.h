@@ -16,6 +16,9 @@ namespace adlab::checker {
 // The share of a Jacobian entry's tolerance the probe's movement may take before the entry's
 // inputs are resampled.
 constexpr double kRoundingProbeShare = 0.5;
+// Realizations of the roundings (sign sequences) tried: one can understate a typical one (an
+// audit fuzz's case, decision 239), and the worst is taken.
+constexpr int kRoundingProbeRuns = 2;
 
 struct RoundingProbe {
   bool ran = false;      // false: no Jacobian, or the probed evaluation failed
@@ -26,7 +29,8 @@ struct RoundingProbe {
 };
 
 // Probes the Jacobian of ctx's reference at ctx's inputs with the error model of a `jacobian`
-// cell (its groups, floors, magnitudes, resolutions and block tolerances).
+// cell (its groups, floors, magnitudes, resolutions and block tolerances), kRoundingProbeRuns
+// times with sign sequences from `seed`; the worst realization.
 RoundingProbe probe_rounding(const EntryContext& ctx, std::uint64_t seed);
 
 // "one double rounding per operation moves <where> by <movement> relative (tolerance <tol>)".
