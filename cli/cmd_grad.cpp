@@ -159,7 +159,10 @@ int run(const GradArgs& a) {
       for (std::size_t k = 0; k < y.size(); ++k)
         if (!labels[k].empty())
           j["outputs"].push_back({{"label", labels[k]}, {"value", result_json(y[k])}});
-      if (a.counts && exe->counts()) j["ops"] = exe->counts()->paper_cost();
+      if (a.counts && exe->counts()) {
+        j["ops"] = exe->counts()->paper_cost();
+        j["iterations"] = exe->counts()->iterations;
+      }
       text << json_text(j) << "\n";
     } else {
       text << f->name << " (" << a.strategy << ", " << a.mode << ")\n";

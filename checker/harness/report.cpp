@@ -66,6 +66,7 @@ nlohmann::json to_json(const HarnessResult& r, const HarnessOptions& o) {
           {"derivative_slope", number(c.complexity->derivative_slope)},
           {"primal_work_slope", number(c.complexity->primal_work_slope)},
           {"derivative_work_slope", number(c.complexity->derivative_work_slope)},
+          {"work_growth", number(c.complexity->work_growth)},
           {"work_grows_faster", c.complexity->work_grows_faster},
           {"ratio", number(c.complexity->ratio)},
           {"bound", c.complexity->bound ? nlohmann::json(*c.complexity->bound) : nlohmann::json()},
