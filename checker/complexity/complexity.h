@@ -41,12 +41,18 @@ struct Complexity {
 // (a gradient has an entry per input, so a primal that reads few of them still has P grow with
 // them): over three or more sweep points, the marginal dD / dP over the last step divided by
 // that over the first (linear growth with different constants: 1; a power of the size more:
-// about 2 per doubling); over two, the ratio D / P at the second point divided by that at the
-// first. NaN where the sweep has one point or P does not grow. Axis-free: fixed-size inputs and
-// constant overheads shift P and D, not their marginals (an audit helper: log-log slopes
-// against the input count magnified a fixed 200-entry input into slope 1.57 for a linear
-// gradient, and missed fixed-size float inputs).
+// about 2 per doubling). NaN where the sweep has fewer than three points or the first step
+// does not grow P or D. Axis-free: fixed-size inputs and constant overheads shift P and D, not
+// their marginals (an audit helper: log-log slopes against the input count magnified a fixed
+// 200-entry input into slope 1.57 for a linear gradient, and missed fixed-size float inputs).
 double work_growth_factor(const std::vector<CostPoint>& points);
+// Whether D / P rises by more than kWorkRatioRise at every step of the sweep (a power of the
+// size more: about 2 per doubling). Growth is judged where both hold: a primal whose parts
+// start at different sizes moves the marginals by itself (a reviewing helper: `sum x +
+// sum[j < (n / 64) * 64] exp(sin(x[j]))` gave dualrev a factor of 2.45 while D / P went 0.660,
+// 0.663, then 1.43).
+constexpr double kWorkRatioRise = 1.1;
+bool work_ratio_rises(const std::vector<CostPoint>& points);
 constexpr double kWorkGrowth = 1.5;
 
 // "the derivative's work grows faster than the primal's (...)", with the sweep's numbers.

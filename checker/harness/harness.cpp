@@ -434,7 +434,7 @@ std::optional<Complexity> measure(const EntryContext& ctx, const ad::Strategy& s
   c.primal_work_slope = loglog_slope(pw);
   c.derivative_work_slope = loglog_slope(dw);
   c.work_growth = work_growth_factor(c.points);
-  c.work_grows_faster = c.work_growth > kWorkGrowth;
+  c.work_grows_faster = c.work_growth > kWorkGrowth && work_ratio_rises(c.points);
   // The worst point: a bound met at the smallest size only says nothing about growth. A primal
   // that counts no operation (a gather, a broadcast: paper 000's TC15, TC16) gives no ratio.
   c.ratio = std::numeric_limits<double>::quiet_NaN();
@@ -579,11 +579,14 @@ HarnessResult run_harness(const std::vector<ir::Suite>& suites, const HarnessOpt
               // bracket sum left uneliminated (decision 240).
               if (cell.complexity && std::isnan(cell.complexity->work_growth) && bound_applies &&
                   !no_counts && cell.status == Status::Pass)
-                add_note(cell, cell.complexity->points.size() < 2
-                                   ? "the work's growth is not checked: the cost sweep has one "
-                                     "point"
-                                   : "the work's growth is not checked: the primal's work does "
-                                     "not change over the cost sweep (no size scales it)");
+                add_note(cell,
+                         cell.complexity->points.size() < 3
+                             ? "the work's growth is not checked: the cost sweep has " +
+                                   std::to_string(cell.complexity->points.size()) +
+                                   (cell.complexity->points.size() == 1 ? " point" : " points")
+                             : std::string("the work's growth is not checked: the "
+                                           "primal's or the derivative's work does not "
+                                           "grow over the cost sweep's first step"));
               if (cell.complexity && cell.complexity->work_grows_faster &&
                   s->capabilities().reverse && cell.status == Status::Pass &&
                   modes[mi] != ad::Mode::Jacobian) {
