@@ -11,6 +11,7 @@
 #include "ad/iverson/pass_util.h"
 #include "ad/iverson/sum_elimination.h"
 #include "ad/strategy.h"
+#include "ir/affine.h"
 #include "ir/context.h"
 #include "ir/mutator.h"
 #include "ir/substitute.h"
@@ -191,7 +192,8 @@ class Lowerer {
     std::vector<Expr> prefix, guards;
     for (std::size_t k = 0; k < s.binders.size(); ++k)
       if (used[k]) {
-        dom.push_back(s.binders[k]);
+        // a sum's range may be negative (empty); the gen over it may not (decision 185, 241)
+        dom.push_back(Binder{s.binders[k].var, extent_of_bound(s.binders[k].bound)});
         prefix.push_back(s.binders[k].var);
       }
     for (std::size_t g = 0; g < items.size(); ++g)

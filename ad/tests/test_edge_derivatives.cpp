@@ -718,3 +718,18 @@ TEST_CASE("expm1' is exp(x), not expm1(x) + 1, far below 0 (every strategy)", "[
     }
   }
 }
+
+// Decision 241 (a reviewing helper): iverson's Tensor SSA hoisted `exp(sin(x[j]))` out of
+// `sum[j < n - 4]` into a gen over the sum's range, which stopped with "gen bound `n - 4` is
+// negative" at n = 2 where the sum is empty. f = sum x^2 + sum[j < n - 4] exp(sin(exp(sin x_j))).
+TEST_CASE("a sum over a negative range hoisted into a gen is empty, not an error (decision 241)",
+          "[unit]") {
+  const std::string src =
+      "func f(x: f64[n]) -> f64 {\n  return (sum[i < n] x[i] * x[i]) + (sum[j < n - 4] "
+      "exp(sin(exp(sin(x[j])))))\n}";
+  const ir::Tensor x = ir::dense_f64({2}, {0.5, -1.5});
+  for (const char* s : {"iverson", "scatter", "fwdvec", "dualrev"}) {
+    INFO(s);
+    CHECK(gradient(s, src, {x}) == std::vector<double>{1.0, -3.0});
+  }
+}
