@@ -68,8 +68,9 @@ std::shared_ptr<Function> signature_of(const Function& f, const std::string& suf
   return out;
 }
 
-// The tangent statements follow the primal ones and copy its bodies' block lets, whose names a
-// later primal statement may bind too (decision 238, a reviewing helper).
+// The tangent statements (and the naive variant's repeated primal) follow the primal ones and
+// copy its bodies' binders, whose names a primal statement may bind too (one interned variable:
+// `let (a, b) = loop[t < 2] (a = s, b = 0.5) {...}`; decision 238).
 void finish(Function& out) {
   unshadow_statements(out);
   std::vector<Type> types;
@@ -78,15 +79,12 @@ void finish(Function& out) {
   check_function(out);
 }
 
-// The primal statements renamed apart (the naive variant recomputes them in every pass).
-// They are placed after the original statements, whose binders may share the names (one interned
-// variable) of binders inside a value: `let (a, b) = loop[t < 2] (a = s, b = 0.5) {...}`.
+// The primal statements renamed apart (the naive variant recomputes them in every pass). Binders
+// inside their values that share the originals' names are renamed by finish().
 void renamed_primal(const Function& f, std::vector<Stmt>& stmts, std::vector<Expr>& results) {
-  VarSet original;
-  for (const auto& s : f.stmts) original.insert(s.vars.begin(), s.vars.end());
   SubstMap m;
   for (const auto& s : f.stmts) {
-    Stmt c{{}, unshadow(substitute(s.value, m), original)};
+    Stmt c{{}, substitute(s.value, m)};
     for (auto v : s.vars) {
       Expr nv = Var::make(Context::current().fresh_name(var_name(v)), v->type);
       m[v] = nv;

@@ -28,9 +28,7 @@ double work_growth_factor(const std::vector<CostPoint>& points) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const std::size_t n = points.size();
   if (n < 3) return nan;  // two points: an offset in P alone moves D / P (a reviewing helper)
-  auto P = [&](std::size_t k) {
-    return static_cast<double>(points[k].primal_work) + points[k].size;
-  };
+  auto P = [&](std::size_t k) { return points[k].primal_with_inputs(); };
   auto D = [&](std::size_t k) { return static_cast<double>(points[k].derivative_work); };
   const double dp_first = P(1) - P(0), dp_last = P(n - 1) - P(n - 2);
   const double dd_first = D(1) - D(0), dd_last = D(n - 1) - D(n - 2);
@@ -41,8 +39,7 @@ double work_growth_factor(const std::vector<CostPoint>& points) {
 
 bool work_ratio_rises(const std::vector<CostPoint>& points) {
   auto ratio = [&](std::size_t k) {
-    return static_cast<double>(points[k].derivative_work) /
-           (static_cast<double>(points[k].primal_work) + points[k].size);
+    return static_cast<double>(points[k].derivative_work) / points[k].primal_with_inputs();
   };
   if (points.size() < 2) return false;
   for (std::size_t k = 1; k < points.size(); ++k)
@@ -63,8 +60,7 @@ std::string work_growth(const Complexity& c) {
       "iterated domain points, and paper 000's cost model, which the ratio uses, leaves the "
       "iterations out",
       static_cast<long long>(a.derivative_work), static_cast<long long>(b.derivative_work),
-      static_cast<double>(a.primal_work) + a.size, static_cast<double>(b.primal_work) + b.size,
-      c.work_growth, kWorkGrowth);
+      a.primal_with_inputs(), b.primal_with_inputs(), c.work_growth, kWorkGrowth);
   return text;
 }
 

@@ -18,6 +18,8 @@ struct CostPoint {
   // operations plus iterated domain points (OpCounts::iterations): the work paper 000's cost
   // model leaves out, index arithmetic and false brackets, shows here
   std::int64_t primal_work = 0, derivative_work = 0;
+  // P of the growth check: the primal's work and its input scalars (work_growth_factor)
+  double primal_with_inputs() const { return static_cast<double>(primal_work) + size; }
 };
 
 struct Complexity {

@@ -56,6 +56,10 @@ std::string Tolerance::basis() const {
   return os.str();
 }
 
+double relative_to_primal(double difference, double want, double scale) {
+  return std::fabs(difference) / std::max({std::fabs(want), 1e-3 * scale, 1e-300});
+}
+
 Tolerance derive_tolerance(const ir::Function& f, const std::vector<ir::Tensor>& inputs,
                            const Reference& ref, const std::map<std::string, std::int64_t>& sizes,
                            double floor, const std::vector<std::string>& wrt) {
@@ -73,8 +77,7 @@ Tolerance derive_tolerance(const ir::Function& f, const std::vector<ir::Tensor>&
     for (double v : r.values) {
       t.double_primal.push_back(v);
       double want = ir::math::to_double(ref.primal[k++]);
-      double denom = std::max({std::fabs(want), 1e-3 * scale, 1e-300});
-      t.rho = std::max(t.rho, std::isfinite(v) ? std::fabs(v - want) / denom : 1.0);
+      t.rho = std::max(t.rho, std::isfinite(v) ? relative_to_primal(v - want, want, scale) : 1.0);
     }
   }
   return t.with_floor(floor);

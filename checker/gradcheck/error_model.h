@@ -51,6 +51,10 @@ struct Tolerance {
   Tolerance allowing_ops(std::int64_t program_ops) const;
 };
 
+// A primal entry's relative error as rho measures it: |difference| / max(|want|, 1e-3 scale,
+// 1e-300), scale the largest |result entry| (decision 29).
+double relative_to_primal(double difference, double want, double scale);
+
 // `wrt`: the differentiated parameters' names (empty: every floating parameter).
 Tolerance derive_tolerance(const ir::Function& f, const std::vector<ir::Tensor>& inputs,
                            const Reference& ref, const std::map<std::string, std::int64_t>& sizes,

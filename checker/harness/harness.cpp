@@ -112,7 +112,7 @@ bool prepare_entry(EntryContext& ctx, const HarnessOptions& o, std::string& kink
     if (!near && !ctx.ref.branch_change) {
       ctx.tolerance = derive_tolerance(*ctx.f, ctx.inputs, ctx.ref, ctx.sizes, 0, ctx.wrt);
       if (!o.rounding_probe) return true;
-      RoundingProbe probe = probe_rounding(ctx, ctx.seed);
+      RoundingProbe probe = probe_rounding(ctx);
       if (!probe.ran || probe.within) {
         if (ill_conditioned)
           ctx.resampled_note = "inputs resampled (seed " + std::to_string(ctx.seed) +

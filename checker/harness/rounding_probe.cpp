@@ -2,7 +2,6 @@
 #include "checker/harness/rounding_probe.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 
 namespace adlab::checker {
@@ -33,12 +32,10 @@ RoundingProbe probe_once(const EntryContext& ctx, std::uint64_t seed) {
   Tolerance model = ctx.tolerance;
   model.rho = 0;
   const double scale = ref.primal_scale();
-  for (std::size_t k = 0; k < ref.primal.size() && k < probed.primal.size(); ++k) {
-    const double want = static_cast<double>(ref.primal[k]);
-    const double denom = std::max({std::fabs(want), 1e-3 * scale, 1e-300});
-    model.rho =
-        std::max(model.rho, static_cast<double>(abs(probed.primal[k] - ref.primal[k])) / denom);
-  }
+  for (std::size_t k = 0; k < ref.primal.size() && k < probed.primal.size(); ++k)
+    model.rho = std::max(model.rho,
+                         relative_to_primal(static_cast<double>(probed.primal[k] - ref.primal[k]),
+                                            static_cast<double>(ref.primal[k]), scale));
   model = model.with_floor(model.floor);
   const ErrorGroups g = error_groups(ref, ad::Mode::Jacobian);
   std::vector<double> tolerances = group_tolerances(ctx, ad::Mode::Jacobian, model);
@@ -56,10 +53,10 @@ RoundingProbe probe_once(const EntryContext& ctx, std::uint64_t seed) {
 }
 }  // namespace
 
-RoundingProbe probe_rounding(const EntryContext& ctx, std::uint64_t seed) {
+RoundingProbe probe_rounding(const EntryContext& ctx) {
   RoundingProbe worst;
   for (int run = 0; run < kRoundingProbeRuns; ++run) {
-    RoundingProbe p = probe_once(ctx, seed * 31 + static_cast<std::uint64_t>(run) + 1);
+    RoundingProbe p = probe_once(ctx, ctx.seed * 31 + static_cast<std::uint64_t>(run) + 1);
     if (!p.ran) return p;
     // the realization furthest past (or closest to) its own tolerance share
     auto share = [](const RoundingProbe& q) {

@@ -30,8 +30,8 @@ struct RoundingProbe {
 
 // Probes the Jacobian of ctx's reference at ctx's inputs with the error model of a `jacobian`
 // cell (its groups, floors, magnitudes, resolutions and block tolerances), kRoundingProbeRuns
-// times with sign sequences from `seed`; the worst realization.
-RoundingProbe probe_rounding(const EntryContext& ctx, std::uint64_t seed);
+// times with sign sequences from ctx.seed; the worst realization.
+RoundingProbe probe_rounding(const EntryContext& ctx);
 
 // "one double rounding per operation moves <where> by <movement> relative (tolerance <tol>)".
 std::string describe(const RoundingProbe& p);

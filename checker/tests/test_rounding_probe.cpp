@@ -66,6 +66,20 @@ TEST_CASE("rounding probe: one relative rounding of 2^-53 per operation, the sam
   probe_options.rounding_probe = 18;
   ir::Interpreter<mp50> other(probe_options);
   CHECK(other.run_tensors(f, in)[0].values[0] != got);  // another seed, other signs
+  // a scatter's additions into a slot: the first (into 0) is exact, each later one is rounded
+  auto sc = ir::parse_module(
+      "func g(x: f64) -> f64[2] {\n  return scatter[i < 4] to f64[2] at "
+      "(i / 3) add x\n}\n",
+      "scatter.adl");
+  const auto& g = *sc.entry("g");
+  ir::Interpreter<mp50> g_exact(exact_options),
+      g_probed(ir::EvalOptions{{}, true, false, nullptr, 17});
+  const auto ge = g_exact.run_tensors(g, {in[1]})[0].values;
+  const auto gp = g_probed.run_tensors(g, {in[1]})[0].values;
+  const double slot0 = static_cast<double>(abs(gp[0] - ge[0]) / ge[0]);
+  CHECK(slot0 > 0);  // x + x and (x + x) + x: two roundings
+  CHECK(slot0 < 2.01 * 0x1p-53);
+  CHECK(gp[1] == ge[1]);  // one contribution: 0 + x, exact
   // double runs ignore it
   ir::EvalOptions d;
   d.rounding_probe = 17;

@@ -100,6 +100,18 @@ struct Interpreter<T>::Impl {
     }
   }
 
+  // acc += x, with the probe's rounding unless acc was 0 (0 + x is exact); plain += for every
+  // scalar type but mp50, so a scatter in double pays nothing for the probe.
+  void add_into(T& acc, const T& x) {
+    if constexpr (std::is_same_v<T, mp50>) {
+      const bool exact = acc == T(0);
+      acc += x;
+      if (!exact) acc = probed(acc);
+    } else {
+      acc += x;
+    }
+  }
+
   // ---- errors ----
   [[noreturn]] void fail(Expr at, const std::string& msg) {
     auto ps = Context::current().positions(at, source);

@@ -340,10 +340,7 @@ Value<T> Interpreter<T>::Impl::eval_scatter(const Scatter& s, Expr self) {
       std::int64_t off = 0;
       for (std::size_t k = 0; k < key.size(); ++k) off = off * shape[k] + key[k];
       if (count) ++counts.adds;
-      T& slot_value = r.values[static_cast<std::size_t>(off)];
-      const bool exact = slot_value == T(0);  // 0 + x: no rounding for the probe
-      slot_value += x;
-      if (!exact) slot_value = probed(slot_value);
+      add_into(r.values[static_cast<std::size_t>(off)], x);
     } else {
       auto* guard = s.value.as<Iverson>();
       if (guard && !truth(guard->pred)) return;  // skipped, with no bounds check
