@@ -30,21 +30,35 @@ double work_growth_factor(const std::vector<CostPoint>& points) {
   if (n < 3) return nan;  // two points: an offset in P alone moves D / P (a reviewing helper)
   auto P = [&](std::size_t k) { return points[k].primal_with_inputs(); };
   auto D = [&](std::size_t k) { return static_cast<double>(points[k].derivative_work); };
-  const double dp_first = P(1) - P(0), dp_last = P(n - 1) - P(n - 2);
-  const double dd_first = D(1) - D(0), dd_last = D(n - 1) - D(n - 2);
-  // a first step where either does not grow gives no marginal to compare with
-  if (!(dp_first > 0 && dp_last > 0 && dd_first > 0)) return nan;
+  // the first step where both grow (a step where either does not grow gives no marginal to
+  // compare with), judged against the last
+  std::size_t first = 1;
+  while (first < n - 1 && !(P(first) > P(first - 1) && D(first) > D(first - 1))) ++first;
+  if (first == n - 1) return nan;
+  const double dp_first = P(first) - P(first - 1), dp_last = P(n - 1) - P(n - 2);
+  const double dd_first = D(first) - D(first - 1), dd_last = D(n - 1) - D(n - 2);
+  if (!(dp_last > 0)) return nan;
   return (dd_last / dp_last) / (dd_first / dp_first);
 }
 
+namespace {
+double work_ratio(const CostPoint& p) {
+  return static_cast<double>(p.derivative_work) / p.primal_with_inputs();
+}
+}  // namespace
+
 bool work_ratio_rises(const std::vector<CostPoint>& points) {
-  auto ratio = [&](std::size_t k) {
-    return static_cast<double>(points[k].derivative_work) / points[k].primal_with_inputs();
-  };
-  if (points.size() < 2) return false;
+  const std::size_t n = points.size();
+  if (n < 3) return false;
+  const double r0 = work_ratio(points[n - 3]), r1 = work_ratio(points[n - 2]),
+               r2 = work_ratio(points[n - 1]);
+  return r1 > kWorkRatioRise * r0 && r2 > kWorkRatioRise * r1 && r2 - r1 >= r1 - r0;
+}
+
+bool sweep_goes_on(const std::vector<CostPoint>& points) {
   for (std::size_t k = 1; k < points.size(); ++k)
-    if (!(ratio(k) > kWorkRatioRise * ratio(k - 1))) return false;
-  return true;
+    if (work_ratio(points[k]) > kWorkRatioRise * work_ratio(points[k - 1])) return true;
+  return false;
 }
 
 std::string work_growth(const Complexity& c) {
@@ -56,7 +70,7 @@ std::string work_growth(const Complexity& c) {
       "the derivative's work grows faster than the primal's: D = %lld -> %lld against P = %.0f "
       "-> %.0f (the primal's work and its input scalars), and the marginal dD/dP over the "
       "sweep's last step is %.2f times that over its first (> %.1f), D / P rising by more "
-      "than 10%% at every step; work counts operations and "
+      "than 10%% at each of its last two steps; work counts operations and "
       "iterated domain points, and paper 000's cost model, which the ratio uses, leaves the "
       "iterations out",
       static_cast<long long>(a.derivative_work), static_cast<long long>(b.derivative_work),

@@ -43,19 +43,32 @@ struct Complexity {
 // (a gradient has an entry per input, so a primal that reads few of them still has P grow with
 // them): over three or more sweep points, the marginal dD / dP over the last step divided by
 // that over the first (linear growth with different constants: 1; a power of the size more:
-// about 2 per doubling). NaN where the sweep has fewer than three points or the first step
-// does not grow P or D. Axis-free: fixed-size inputs and constant overheads shift P and D, not
-// their marginals (an audit helper: log-log slopes against the input count magnified a fixed
-// 200-entry input into slope 1.57 for a linear gradient, and missed fixed-size float inputs).
+// about 2 per doubling), the first step being the first that grows both P and D. NaN where the
+// sweep has fewer than three points or only its last step grows both. Axis-free: fixed-size inputs
+// and constant overheads shift P and D, not their marginals (an audit helper: log-log slopes
+// against the input count magnified a fixed 200-entry input into slope 1.57 for a linear gradient,
+// and missed fixed-size float inputs).
 double work_growth_factor(const std::vector<CostPoint>& points);
-// Whether D / P rises by more than kWorkRatioRise at every step of the sweep (a power of the
-// size more: about 2 per doubling). Growth is judged where both hold: a primal whose parts
-// start at different sizes moves the marginals by itself (a reviewing helper: `sum x +
-// sum[j < (n / 64) * 64] exp(sin(x[j]))` gave dualrev a factor of 2.45 while D / P went 0.660,
-// 0.663, then 1.43).
+// Whether D / P rises by more than kWorkRatioRise at each of the sweep's last two steps, and by
+// no less over the last than over the one before (a power of the size more: about 2 per
+// doubling, rises that do not shrink). Growth is judged where both this and the factor hold: a
+// primal whose parts start at different sizes moves the marginals by itself (a reviewing
+// helper: `sum x + sum[j < (n / 64) * 64] exp(sin(x[j]))` gave dualrev a factor of 2.45 while
+// D / P went 0.660, 0.663, then 1.43: one step rises, not two), and a primal whose parts grow
+// at different rates makes a linear D / P settle, rising by less at each step (dualrev on
+// `smmm`, nnz m against p m: 0.58, 0.74, 0.95, 1.16, 1.31; decision 242).
 constexpr double kWorkRatioRise = 1.1;
 bool work_ratio_rises(const std::vector<CostPoint>& points);
 constexpr double kWorkGrowth = 1.5;
+
+// The sweep multiplies the base sizes by 1, 2 and 4, and goes on doubling up to
+// kLongestSweepFactor while D / P has risen by more than kWorkRatioRise over some step
+// (sweep_goes_on), for a reverse strategy's gradient or vjp, whose growth is judged: growth
+// that three points cannot settle, such as n^2 beside a heavy linear body (15 nested calls
+// around `mod_dot`: factor 1.45 over 3 points) or a primal part that starts late, shows over
+// five (decision 242). A flat D / P, most entries, keeps 3 points.
+constexpr int kShortestSweepFactor = 4, kLongestSweepFactor = 16;
+bool sweep_goes_on(const std::vector<CostPoint>& points);
 
 // "the derivative's work grows faster than the primal's (...)", with the sweep's numbers.
 std::string work_growth(const Complexity& c);

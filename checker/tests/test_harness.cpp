@@ -362,7 +362,8 @@ TEST_CASE("sparse/coo's Jacobian blocks of stored entries are compared as dense 
 namespace adlab::checker {
 
 TEST_CASE(
-    "a gradient whose work grows faster than the primal's FAILs its cost bound (decision 240)",
+    "a gradient whose work grows faster than the primal's FAILs its cost bound (decisions 240, "
+    "242)",
     "[unit]") {
   ir::Suite s = ir::load_manifest(std::string(ADLAB_SOURCE_DIR) +
                                   "/checker/tests/data/work_growth/manifest.json");
@@ -372,31 +373,40 @@ TEST_CASE(
   HarnessResult r = run_harness({s}, o);
   int seen = 0;
   for (const auto& c : r.cells) {
-    INFO(c.strategy << ": " << c.detail);
+    INFO(c.entry << " " << c.strategy << ": " << c.detail);
     REQUIRE(c.complexity);
     const Complexity& cx = *c.complexity;
-    REQUIRE(cx.points.size() == 3);  // n = 16, 32, 64
-    CHECK(cx.primal_work_slope == Approx(1).margin(0.1));
     if (c.strategy == "iverson") {
       // within paper 000's model it is cheap; its iterations are n^2: the marginal work per
-      // unit of the primal's doubles with n
-      CHECK(cx.ratio < 2);
+      // unit of the primal's doubles with n. D / P rises, so the sweep goes on to n = 256
+      // (decision 242): three points missed poly_mod15 (1.45) and mod_dot_step (0.73)
+      REQUIRE(cx.points.size() == 5);
+      CHECK(cx.ratio < 2.6);
       CHECK(cx.within_bound);
-      CHECK(cx.work_growth == Approx(1.91).margin(0.01));
+      CHECK(cx.work_growth > 3);
       CHECK(cx.work_grows_faster);
       CHECK(c.status == Status::Fail);
       CHECK_THAT(c.detail, Catch::Contains("the derivative's work grows faster than the primal's"));
+      if (c.entry == "work_growth/mod_dot") CHECK(cx.work_growth == Approx(7.34).margin(0.01));
     } else if (c.strategy == "fwdvec") {  // forward mode: n passes, no bound claimed
+      REQUIRE(cx.points.size() == 3);     // its growth is not judged: no longer sweep
       CHECK(c.status == Status::Pass);
       CHECK(c.detail.find("work grows") == std::string::npos);
     } else {  // dualrev and scatter: linear
-      CHECK(cx.work_growth == Approx(1).margin(0.1));
       CHECK_FALSE(cx.work_grows_faster);
       CHECK(c.status == Status::Pass);
+      // a flat D / P ends the sweep at three points; mod_dot_step's part starting at n = 64
+      // raises D / P at one step and the sweep goes on, without a verdict of growth
+      if (c.entry == "work_growth/mod_dot_step") {
+        CHECK(cx.points.size() == 5);
+      } else {
+        CHECK(cx.points.size() == 3);
+        CHECK(cx.work_growth == Approx(1).margin(0.1));
+      }
     }
     ++seen;
   }
-  CHECK(seen == 4);
+  CHECK(seen == 12);
 }
 
 }  // namespace adlab::checker

@@ -1,5 +1,7 @@
-// The work-growth factor of the cost sweep (decision 240) on hand-made sweeps: quadratic work
-// against linear, linear with other constants, fixed-size inputs, a sublinear primal, one point.
+// The work-growth factor of the cost sweep (decisions 240, 242) on hand-made sweeps: quadratic
+// work against linear, linear with other constants, fixed-size inputs, a sublinear primal, one
+// point; and the longer sweep's cases: n^2 beside a heavy linear body, a primal part that starts
+// late, a D / P that settles.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -40,4 +42,52 @@ TEST_CASE("work growth: n^2 against n is about 2 per doubling, linear against li
   CHECK(std::isnan(work_growth_factor({point(20, 604, 3024), point(80, 37168, 185472)})));
   CHECK(std::isnan(work_growth_factor({point(4, 10, 20), point(4, 10, 20), point(4, 10, 20)})));
   CHECK(std::isnan(work_growth_factor({point(8, 1, 3), point(16, 1, 3), point(32, 65, 69)})));
+  // past a flat first step, the first step that grows both is the one compared (decision 242:
+  // dualrev on the helper's `x[0] x[n - 1] + sum[j < (n / 32) * 32] x[j]`, linear: 0.81)
+  CHECK(work_growth_factor({point(8, 1, 3), point(16, 1, 3), point(32, 65, 69), point(64, 129, 133),
+                            point(128, 257, 261)}) ==
+        Approx((261.0 - 133) / (257 + 128 - 129 - 64) / ((69.0 - 3) / (65 + 32 - 1 - 16))));
+}
+
+// The sweeps of adlab 18cdbe7's check (decision 242) that three points misjudged.
+TEST_CASE("work growth: the longer sweep sees what three points miss, and no more", "[unit]") {
+  // iverson on poly_mod15, `mod_dot` inside 15 nested exp / sin (a reviewing helper's case,
+  // /work/stage/audit29_review2 w2): 1.45 over three points, under kWorkGrowth
+  const std::vector<CostPoint> heavy = {point(16, 287, 1183), point(32, 575, 2879),
+                                        point(64, 1151, 7807), point(128, 2303, 23807),
+                                        point(256, 4607, 80383)};
+  const std::vector<CostPoint> heavy3(heavy.begin(), heavy.begin() + 3);
+  CHECK(work_growth_factor(heavy3) == Approx(1.45).margin(0.01));
+  CHECK(sweep_goes_on(heavy3));
+  CHECK(work_growth_factor(heavy) == Approx(4.17).margin(0.01));
+  CHECK(work_ratio_rises(heavy));
+  // iverson on mod_dot + sum[j < (n / 64) * 64] x[j]^4: the part starting at the third point
+  // dilutes the last marginal of three (factor 0.73); over five the last two steps show n^2
+  const std::vector<CostPoint> late = {point(16, 47, 336), point(32, 95, 1184),
+                                       point(64, 511, 5503), point(128, 1023, 19199),
+                                       point(256, 2047, 71167)};
+  CHECK(work_growth_factor({late.begin(), late.begin() + 3}) < 1);
+  CHECK(work_growth_factor(late) > kWorkGrowth);
+  CHECK(work_ratio_rises(late));
+  // dualrev on the same entry, linear: D / P jumps once, at the part's start, and stays
+  const std::vector<CostPoint> late_linear = {point(16, 47, 95), point(32, 95, 191),
+                                              point(64, 511, 1279), point(128, 1023, 2559),
+                                              point(256, 2047, 5119)};
+  CHECK(sweep_goes_on(late_linear));
+  CHECK_FALSE(work_ratio_rises(late_linear));
+  // dualrev on nablasd's smmm (density 0.01, n, p, m doubled): the primal's nnz m grows 8 times
+  // per step, the input scalars 4 times, so a linear D / P settles: 0.58, 0.74, 0.95, 1.16,
+  // 1.31, each rise smaller than the last; factor 1.71, and no growth
+  const std::vector<CostPoint> settling = {point(136, 127, 152), point(544, 895, 1067),
+                                           point(2176, 6655, 8387), point(8704, 51199, 69383),
+                                           point(34816, 401407, 571391)};
+  CHECK(work_growth_factor(settling) > kWorkGrowth);
+  CHECK_FALSE(work_ratio_rises(settling));
+  // n^2 beside a large fixed offset in P: rises shrink towards 2 per doubling, do not settle
+  std::vector<CostPoint> offset;
+  for (double n : {16.0, 32.0, 64.0, 128.0, 256.0})
+    offset.push_back(point(n, 1000, static_cast<std::int64_t>(n * n)));
+  CHECK(work_ratio_rises(offset));
+  // a flat D / P ends the sweep at three points
+  CHECK_FALSE(sweep_goes_on({point(16, 47, 95), point(32, 95, 191), point(64, 191, 383)}));
 }
