@@ -219,7 +219,14 @@ TEST_CASE(
           CHECK(r.derivative == 8 * r.primal);
           continue;
         }
-        CHECK(static_cast<double>(r.derivative) <= 4.0 * static_cast<double>(r.primal) + 1e-9);
+        // The same for pow and sigmoid in suites/primitives (decision 243): their partials
+        // are IR expressions, pow's with its limits and sigmoid's with the select between
+        // (1 - tanh(x/2)^2) / 4 and s sigmoid(-x) (ad/saturating_partials.h), not the unit
+        // black boxes of Theorem 6.1's proof; measured 4.05-4.21
+        const bool composite_partials =
+            e.id() == "primitives/sum_pow" || e.id() == "primitives/sum_sigmoid";
+        const double bound = composite_partials ? 8.0 : 4.0;
+        CHECK(static_cast<double>(r.derivative) <= bound * static_cast<double>(r.primal) + 1e-9);
       }
       double ps = slope(rows, false), ds = slope(rows, true);
       std::cout << e.id() << ": ratios";
