@@ -1,8 +1,18 @@
 #include "ad/pow_partials.h"
 
+#include <cmath>
+#include <limits>
+
 namespace adlab::ad {
 
 using namespace ir;
+
+namespace {
+double min_normal(ElemType t) {
+  return t == ElemType::F32 ? static_cast<double>(std::numeric_limits<float>::min())
+                            : std::numeric_limits<double>::min();
+}
+}  // namespace
 
 PowPartials pow_partials(Expr a, Expr b, Expr e) {
   const ElemType t = e->type.elem;
@@ -11,13 +21,29 @@ PowPartials pow_partials(Expr a, Expr b, Expr e) {
       BinaryOp::Mul, b,
       Prim::make(PrimOp::Pow, {a, Binary::make(BinaryOp::Sub, b, Literal::make(1, t))}));
   Expr db = Binary::make(BinaryOp::Mul, e, Prim::make(PrimOp::Log, {a}));
-  // A literal operand decides the guard now (x^2 keeps its plain derivative 2 x).
-  auto guarded = [&](Expr operand, Expr partial) -> Expr {
-    if (auto* l = operand.as<Literal>()) return l->value == 0 ? zero : partial;
-    return Select::make(Binary::make(BinaryOp::Eq, operand, Literal::make(0, operand->type.elem)),
-                        zero, partial);
+  auto is_zero = [](Expr x) {
+    return Binary::make(BinaryOp::Eq, x, Literal::make(0, x->type.elem));
   };
-  return {guarded(b, da), guarded(a, db)};
+  // A literal operand decides a guard now (x^2 keeps its plain derivative 2 x).
+  auto* la = a.as<Literal>();
+  auto* lb = b.as<Literal>();
+  // b a^(b-1) is NaN at b = 0 only where a^-1 overflows (|a| below the smallest normal): at b = 0
+  // and an ordinary a the formula's own value, 0, is taken, so its derivative in b, a^-1,
+  // survives a second differentiation (hvp at b = 0; decision 244: a guard on b alone lost it)
+  Expr da_guarded;
+  if (lb) {
+    da_guarded = lb->value == 0 ? zero : da;
+  } else if (la && !(std::fabs(la->value) < min_normal(a->type.elem))) {
+    da_guarded = da;
+  } else {
+    Expr tiny_a = la ? Literal::make(1, ElemType::Bool)
+                     : Binary::make(BinaryOp::Lt, Prim::make(PrimOp::Abs, {a}),
+                                    Literal::make(min_normal(a->type.elem), a->type.elem));
+    da_guarded = Select::make(Binary::make(BinaryOp::And, is_zero(b), tiny_a), zero, da);
+  }
+  // a^b log a is log 0 * 0^b = NaN at a = 0, where 0^b is 0 for every b > 0
+  Expr db_guarded = la ? (la->value == 0 ? zero : db) : Select::make(is_zero(a), zero, db);
+  return {da_guarded, db_guarded};
 }
 
 }  // namespace adlab::ad

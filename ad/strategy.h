@@ -57,6 +57,15 @@ class Unsupported : public Error {
   using Error::Error;
 };
 
+// A variant's declared work budget, exceeded while running (dualrev/naive's backpropagator
+// calls: stage 1 is exponential in sharing). The one decline a running derivative may make: the
+// checker reports it as UNSUPPORTED with its reason, where any other failure at run time is an
+// ERROR (decisions 186, 246).
+class OverBudget : public Unsupported {
+ public:
+  using Unsupported::Unsupported;
+};
+
 // An engine as Derivative::executable returns it. Engines compute in double and type their outputs
 // like the parameters and results: an f32 output is rounded to f32 values (DESIGN 2.3: IEEE-754
 // in the element type), as a compiled derivative's is (decision 177).

@@ -17,13 +17,17 @@ void add_check(CLI::App& app, int& status) {
   static std::vector<std::string> dirs;
   static std::vector<std::string> strategies, backends_;
   static std::string json_out, sizes = "small", filter;
-  static bool json_stdout = false, no_complexity = false, no_rounding_probe = false;
+  static bool json_stdout = false, no_complexity = false, no_rounding_probe = false,
+              other_variants = false;
   auto* cmd = app.add_subcommand("check",
                                  "Check every suite entry with every strategy and backend against "
                                  "multiprecision finite differences");
   cmd->add_option("SUITE_DIR", dirs, "suite folders or manifests (default: suites)");
   cmd->add_option("--strategy", strategies,
                   "strategies to check (default: every registered one); S or S/variant");
+  cmd->add_flag("--other-variants", other_variants,
+                "check each strategy's variants other than its default (S/variant) instead of "
+                "the default (the main job's second run)");
   cmd->add_option("--backend", backends_,
                   "backends for source-transformation strategies (default: interp; cpu compiles "
                   "a unit per cell and is opt-in: --backend interp cpu)");
@@ -44,6 +48,7 @@ void add_check(CLI::App& app, int& status) {
     }
     checker::HarnessOptions o;
     o.strategies = strategies;
+    o.other_variants = other_variants;
     o.backends = backends_;
     o.sizes = sizes;
     o.filter = filter;

@@ -21,19 +21,22 @@ bool before(const SourcePos& a, const SourcePos& b) {
 }
 // The index in `list` of the occurrence to cite among those of parse `source` (any when 0):
 // inside a FunctionPositions scope the earliest at or after the function's start (in that
-// function when it spells the node), else the first; list.size() when none is of `source`.
+// function when it spells the node), else the earliest in the function's own parse, and none
+// (list.size()) when that parse has no occurrence: a node shared with another file's program
+// must not cite that file (decision 245); outside a scope the first.
 std::size_t cited(const std::vector<SourcePos>& list, std::uint32_t source) {
-  std::size_t first = list.size(), best = list.size();
+  std::size_t first = list.size(), best = list.size(), in_parse = list.size();
   const SourcePos* start = tls_function_start;
   for (std::size_t k = 0; k < list.size(); ++k) {
     const SourcePos& p = list[k];
     if (source != 0 && p.source != source) continue;
     if (first == list.size()) first = k;
-    if (start && p.source == start->source && p.file == start->file && !before(p, *start) &&
-        (best == list.size() || before(p, list[best])))
-      best = k;
+    if (!start || p.source != start->source || p.file != start->file) continue;
+    if (in_parse == list.size() || before(p, list[in_parse])) in_parse = k;
+    if (!before(p, *start) && (best == list.size() || before(p, list[best]))) best = k;
   }
-  return best < list.size() ? best : first;
+  if (!start) return first;
+  return best < list.size() ? best : in_parse;
 }
 }  // namespace
 
@@ -131,7 +134,9 @@ SourcePos Context::position(Expr e, std::uint32_t source) const {
   auto it = positions_.find(e.get());
   if (it == positions_.end()) return SourcePos{};
   const std::size_t k = cited(it->second.list, source);
-  return k < it->second.list.size() ? it->second.list[k] : SourcePos{};
+  if (k < it->second.list.size()) return it->second.list[k];
+  // none in the cited function's parse: its own start, not another program's occurrence
+  return tls_function_start && source == 0 ? *tls_function_start : SourcePos{};
 }
 
 SourcePos Context::latest_position(Expr e) const {

@@ -8,6 +8,7 @@
 #include "ad/dualrev/fork_join.h"
 #include "ad/dualrev/interp_dual.h"
 #include "ad/dualrev/parallel_split.h"
+#include "ad/strategy.h"
 #include "ir/tensor/tensor_ops.h"
 
 namespace adlab::ad::dualrev {
@@ -254,7 +255,12 @@ class IrEngine : public backends::Executable {
 
   // One SResolve from the current seeds; the gradient is read from the input IDs (section 10.1).
   std::vector<std::vector<double>> reverse(const std::vector<std::vector<NodeId>>& in_ids) {
-    ResolveStats s = tape_.resolve(variant_, opts_);
+    ResolveStats s;
+    try {
+      s = tape_.resolve(variant_, opts_);
+    } catch (const CallLimitExceeded& ex) {  // a limit of the variant, not of the program
+      throw OverBudget(ex.message());
+    }
     stats_ += s;
     counts_.adds += s.adds;
     counts_.muls += s.muls;

@@ -19,7 +19,7 @@ void resolve_naive(Tape& t, const ResolveOptions& o, ResolveStats& s, Visits* vi
     const double d = calls.back().second;
     calls.pop_back();
     if (++s.nodes_resolved > o.call_limit)
-      throw Error("dualrev/naive: more than " + std::to_string(o.call_limit) +
+      throw CallLimitExceeded("dualrev/naive: more than " + std::to_string(o.call_limit) +
                   " backpropagator calls (stage 1 is exponential in sharing; use tape)");
     Job& j = t.job(id.job_index());
     if (visits) ++(*visits)[id.job_index()][id.seq];

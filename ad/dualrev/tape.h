@@ -197,6 +197,13 @@ enum class Variant { Tape, StagedMap, Naive };
 const char* variant_name(Variant v);
 Variant parse_variant(const std::string& s);  // "tape", "staged-map", "naive"; throws adlab::Error
 
+// The naive resolver gave up at ResolveOptions::call_limit: stage 1 is exponential in sharing,
+// a limit of the variant, not a fault of the program (the IR engine reports it as Unsupported).
+class CallLimitExceeded : public Error {
+ public:
+  using Error::Error;
+};
+
 struct ResolveOptions {
   bool instrument = false;              // count visits per node and check the job order
   bool count_ops = false;               // fill ResolveStats::adds and muls

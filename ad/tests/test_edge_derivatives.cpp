@@ -3,6 +3,7 @@
 // value or NaN with no error, or a false error on a valid program.
 #include <catch2/catch.hpp>
 
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -54,6 +55,38 @@ TEST_CASE("pow at a zero base or exponent: the limits, not NaN (dualrev's rule, 
     REQUIRE(g.size() == 2);
     CHECK(g[0] == Approx(12.0).epsilon(1e-15));
     CHECK(g[1] == Approx(8 * std::log(2.0)).epsilon(1e-15));
+  }
+}
+
+TEST_CASE("pow's hvp at an exponent of 0 keeps d/dy of the base's partial (decision 244)",
+          "[unit]") {
+  // f = x^y at (x, y) = (2, 0): H = [[0, 1/x], [1/x, log^2 x]]. The base's partial was guarded
+  // by `y == 0` alone, so its derivative in y, 1/x, was 0 (suites/primitives/pow_at_zero).
+  // The guard is needed only where x^-1 overflows: at x = 4.9e-324 the gradient is still 0.
+  for (const char* s : {"iverson", "fwdvec"}) {
+    INFO(s);
+    ir::Module m = ir::parse_module("func f(x: f64, y: f64) -> f64 { return pow(x, y) }");
+    Derivative d = StrategyRegistry::instance().find(s)->differentiate(m.functions.back(),
+                                                                       Request{{}, Mode::Hvp, ""});
+    const double l = std::log(2.0);
+    for (auto [vx, vy, hx, hy] :
+         {std::array{1.0, 0.0, 0.0, 0.5}, std::array{0.0, 1.0, 0.5, l * l}}) {
+      auto out = d.executable("interp", {})
+                     ->run({ir::dense_f64({}, {2.0}), ir::dense_f64({}, {0.0}),
+                            ir::dense_f64({}, {vx}), ir::dense_f64({}, {vy})});
+      REQUIRE(out.size() >= 2);
+      const double got_x = out[out.size() - 2].values.at(0), got_y = out.back().values.at(0);
+      INFO("v = (" << vx << ", " << vy << "): H v = (" << got_x << ", " << got_y << ")");
+      CHECK(got_x == Approx(hx).epsilon(1e-15).margin(0));
+      CHECK(got_y == Approx(hy).epsilon(1e-15).margin(0));
+    }
+  }
+  for (const char* s : kEmitting) {
+    INFO(s);
+    const double tiny = std::numeric_limits<double>::denorm_min();
+    CHECK(gradient(s, "func f(x: f64, y: f64) -> f64 { return pow(x, y) }",
+                   {ir::dense_f64({}, {tiny}), ir::dense_f64({}, {0.0})}) ==
+          std::vector<double>{0.0, std::log(tiny)});
   }
 }
 

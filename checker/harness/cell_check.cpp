@@ -397,6 +397,8 @@ void judge_run(const EntryContext& ctx, const ad::Request& req, backends::Execut
     // The derivative program's own rounding: its operation count, when the backend counts.
     if (const ir::OpCounts* c = exe.counts()) tol = tol.allowing_ops(c->total());
     cell.tolerance = tol.value;
+  } catch (const ad::OverBudget&) {
+    throw;  // a variant's declared budget: UNSUPPORTED with its reason (decision 246)
   } catch (const ad::Unsupported& ex) {
     // only differentiate() and executable() may decline; a running derivative errs
     throw Error(std::string("the derivative failed while running: ") + ex.what());

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <optional>
+#include <set>
 
 #include "ad/strategy.h"
 #include "checker/gradcheck/error_model.h"
@@ -335,6 +336,8 @@ void check_adjoint(const EntryContext& ctx, const ChosenStrategy& forward,
     }
     a.status = a.error <= a.tolerance ? Status::Pass : Status::Fail;  // NaN and inf fail
     if (a.status == Status::Fail) a.detail = "<y', J x'> and <J^T y', x'> differ";
+  } catch (const ad::OverBudget&) {
+    return;  // a side's declared budget (dualrev/naive's calls), as its cell says UNSUPPORTED
   } catch (const std::exception& ex) {
     a.status = Status::Error;
     a.detail = ex.what();
@@ -414,6 +417,9 @@ std::optional<Complexity> measure(const EntryContext& ctx, const ad::Strategy& s
       p.primal_work = p.primal + interp.counts().iterations;
       p.derivative_work = p.derivative + exe->counts()->iterations;
       c.points.push_back(p);
+    } catch (const ad::OverBudget&) {
+      // a larger point past the variant's declared budget (dualrev/naive's calls) ends the sweep
+      break;
     } catch (const std::exception& ex) {
       // A sweep point that cannot be generated (fixed-size data) is left out; a derivative that
       // fails where the primal runs is reported.
@@ -465,7 +471,13 @@ HarnessResult run_harness(const std::vector<ir::Suite>& suites, const HarnessOpt
   for (const auto& name : o.strategies.empty() ? registry.names() : o.strategies) {
     try {
       auto [strategy, variant] = registry.resolve(name);
-      strategies.push_back(ChosenStrategy{strategy, variant, name});
+      if (!o.other_variants || !variant.empty()) {
+        strategies.push_back(ChosenStrategy{strategy, variant, name});
+        continue;
+      }
+      const auto variants = strategy->capabilities().variants;  // the first is the default
+      for (std::size_t k = 1; k < variants.size(); ++k)
+        strategies.push_back(ChosenStrategy{strategy, variants[k], name + "/" + variants[k]});
     } catch (const Error& ex) {
       unresolved.emplace_back(name, ex.what());
     }
@@ -509,6 +521,7 @@ HarnessResult run_harness(const std::vector<ir::Suite>& suites, const HarnessOpt
       cell.detail = message;
       r.cells.push_back(cell);
     }
+    std::set<std::string> over_budget;  // labels whose derivative exceeded its declared budget
     for (const auto& chosen : strategies) {
       const ad::Strategy* s = chosen.strategy;
       auto caps = s->capabilities();
@@ -604,6 +617,10 @@ HarnessResult run_harness(const std::vector<ir::Suite>& suites, const HarnessOpt
                                                : std::string()));
                 }
               }
+            } catch (const ad::OverBudget& ex) {
+              over_budget.insert(chosen.label);  // no adjoint test would run it further
+              cell.status = Status::Unsupported;
+              cell.detail = ex.what();
             } catch (const ad::Unsupported& ex) {
               cell.status = Status::Unsupported;
               cell.detail = ex.what();
@@ -628,7 +645,8 @@ HarnessResult run_harness(const std::vector<ir::Suite>& suites, const HarnessOpt
       for (const auto& fwd : strategies)
         for (const auto& rev : strategies)
           if (fwd.strategy->capabilities().supports(ad::Mode::Jvp) &&
-              rev.strategy->capabilities().supports(ad::Mode::Vjp))
+              rev.strategy->capabilities().supports(ad::Mode::Vjp) &&
+              !over_budget.count(fwd.label) && !over_budget.count(rev.label))
             check_adjoint(ctx, fwd, rev, r);
     }
   }

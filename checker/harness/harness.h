@@ -63,6 +63,10 @@ struct AdjointCheck {
 
 struct HarnessOptions {
   std::vector<std::string> strategies;  // empty: every registered strategy
+  // In place of each chosen strategy named without a variant, its other variants (S/variant for
+  // every variant but the default; a strategy with none drops out): the main job's second run
+  // (decision 246)
+  bool other_variants = false;
   std::vector<std::string> backends;    // empty: every registered backend
   std::string sizes = "small";
   std::string filter;  // only entries whose id contains this

@@ -410,3 +410,35 @@ TEST_CASE(
 }
 
 }  // namespace adlab::checker
+
+namespace adlab::checker {
+
+TEST_CASE(
+    "other variants: each strategy's non-default variants are checked, and dualrev/naive's call "
+    "budget is UNSUPPORTED with its reason, not an ERROR (decision 246)",
+    "[slow]") {
+  // paper 003's sharing chain of depth 8, repeated: 2^n backpropagator calls for stage 1
+  ir::Suite s =
+      ir::load_manifest(std::string(ADLAB_SOURCE_DIR) + "/suites/papers/dualrev/manifest.json");
+  HarnessOptions o;
+  o.strategies = {"dualrev", "fd"};  // fd has one variant: none to check
+  o.other_variants = true;
+  o.filter = "sharing8";
+  o.complexity = false;
+  HarnessResult r = run_harness({s}, o);
+  std::set<std::string> labels;
+  for (const auto& c : r.cells) {
+    INFO(c.strategy << ": " << c.detail);
+    labels.insert(c.strategy);
+    if (c.strategy == "dualrev/naive") {
+      CHECK(c.status == Status::Unsupported);
+      CHECK_THAT(c.detail, Catch::Contains("backpropagator calls"));
+    } else {
+      CHECK(c.status == Status::Pass);
+    }
+  }
+  CHECK(labels == std::set<std::string>{"dualrev/staged-map", "dualrev/naive"});
+  CHECK(r.ok());
+}
+
+}  // namespace adlab::checker

@@ -208,6 +208,12 @@ check "check --json writes the schema" grep -qF '"schema": "adlab-check/1"' chec
 "$ADLAB" check good --strategy nope >out 2>err
 check "check with an unknown strategy exits 1" test $? -eq 1
 check "check with an unknown strategy has an ERROR cell" grep -qE '^t/dot +nope .*ERROR' out
+# --other-variants: each strategy's variants but its default (decision 246)
+"$ADLAB" check good --strategy dualrev --other-variants --no-complexity >out 2>err
+check "check --other-variants exits 0" test $? -eq 0
+check "check --other-variants runs staged-map" grep -qE '^t/dot +dualrev/staged-map +engine/interp +gradient +PASS ' out
+check "check --other-variants runs naive" grep -qE '^t/dot +dualrev/naive +engine/interp +gradient +PASS ' out
+check "check --other-variants leaves out the default" bash -c "! grep -qE '^t/dot +dualrev +' out"
 cat >wrong/manifest.json <<EOF
 {"suite": "t", "source": "cli tests", "entries": [
   {"name": "dot", "program": "dot.adl", "function": "dot", "source": "cli tests",
