@@ -154,6 +154,9 @@ TEST_CASE(
       }
       REQUIRE(std::isfinite(pe));
       CHECK(std::isfinite(de));
+      // select_curvature's gradient costs 3 x^2 on one branch and -4 x on the other, and each
+      // size draws other inputs: its growth follows the draws (decision 243)
+      if (e.id() == "primitives/select_curvature") continue;
       CHECK(std::abs(de - pe) <= 0.1);
       ++sloped;
     }
