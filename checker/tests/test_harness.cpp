@@ -443,3 +443,31 @@ TEST_CASE(
 }
 
 }  // namespace adlab::checker
+
+namespace adlab::checker {
+
+TEST_CASE("an adjoint test over a variant's declared budget is recorded UNSUPPORTED (decision 246)",
+          "[slow]") {
+  ir::Suite s = ir::load_manifest(std::string(ADLAB_SOURCE_DIR) +
+                                  "/checker/tests/data/over_budget/manifest.json");
+  HarnessOptions o;
+  o.strategies = {"fwdvec", "dualrev/naive"};
+  o.complexity = false;
+  HarnessResult r = run_harness({s}, o);
+  for (const auto& c : r.cells) {
+    INFO(c.strategy << ": " << c.detail);
+    CHECK(c.status == Status::Pass);  // one row at a time stays within the budget
+  }
+  bool seen = false;
+  for (const auto& a : r.adjoints) {
+    INFO(a.forward << " / " << a.reverse << ": " << a.detail);
+    if (a.reverse != "dualrev/naive") continue;
+    seen = true;
+    CHECK(a.status == Status::Unsupported);
+    CHECK_THAT(a.detail, Catch::Contains("backpropagator calls"));
+  }
+  CHECK(seen);
+  CHECK(r.ok());
+}
+
+}  // namespace adlab::checker

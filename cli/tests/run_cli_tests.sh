@@ -214,6 +214,9 @@ check "check --other-variants exits 0" test $? -eq 0
 check "check --other-variants runs staged-map" grep -qE '^t/dot +dualrev/staged-map +engine/interp +gradient +PASS ' out
 check "check --other-variants runs naive" grep -qE '^t/dot +dualrev/naive +engine/interp +gradient +PASS ' out
 check "check --other-variants leaves out the default" bash -c "! grep -qE '^t/dot +dualrev +' out"
+expect_err "check --other-variants with no variant to check" \
+  'error: --other-variants: no chosen strategy has a variant besides its default' \
+  check good --strategy fd --other-variants
 cat >wrong/manifest.json <<EOF
 {"suite": "t", "source": "cli tests", "entries": [
   {"name": "dot", "program": "dot.adl", "function": "dot", "source": "cli tests",
