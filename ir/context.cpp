@@ -20,23 +20,31 @@ bool before(const SourcePos& a, const SourcePos& b) {
   return a.line < b.line || (a.line == b.line && a.col < b.col);
 }
 // The index in `list` of the occurrence to cite among those of parse `source` (any when 0):
-// inside a FunctionPositions scope the earliest at or after the function's start (in that
-// function when it spells the node), else the earliest in the function's own parse, and none
-// (list.size()) when that parse has no occurrence: a node shared with another file's program
-// must not cite that file (decision 245); outside a scope the first.
+// inside a FunctionPositions scope the earliest at or after the function's start in the
+// function's own parse (in that function when it spells the node), else the same in another
+// parse of the same file (each suite entry parses its file anew; a derived node may carry the
+// first parse's positions only), else the earliest in that file, and none (list.size()) when
+// the file has no occurrence: a node shared with another file's program must not cite that
+// file (decision 245); outside a scope the first.
 std::size_t cited(const std::vector<SourcePos>& list, std::uint32_t source) {
-  std::size_t first = list.size(), best = list.size(), in_parse = list.size();
+  const std::size_t none = list.size();
+  std::size_t first = none, own_after = none, file_after = none, file_any = none;
   const SourcePos* start = tls_function_start;
+  auto earliest = [&](std::size_t& slot, std::size_t k) {
+    if (slot == none || before(list[k], list[slot])) slot = k;
+  };
   for (std::size_t k = 0; k < list.size(); ++k) {
     const SourcePos& p = list[k];
     if (source != 0 && p.source != source) continue;
-    if (first == list.size()) first = k;
-    if (!start || p.source != start->source || p.file != start->file) continue;
-    if (in_parse == list.size() || before(p, list[in_parse])) in_parse = k;
-    if (!before(p, *start) && (best == list.size() || before(p, list[best]))) best = k;
+    if (first == none) first = k;
+    if (!start || p.file != start->file) continue;
+    earliest(file_any, k);
+    if (before(p, *start)) continue;
+    earliest(file_after, k);
+    if (p.source == start->source) earliest(own_after, k);
   }
   if (!start) return first;
-  return best < list.size() ? best : in_parse;
+  return own_after != none ? own_after : file_after != none ? file_after : file_any;
 }
 }  // namespace
 

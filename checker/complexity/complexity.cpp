@@ -42,22 +42,29 @@ double work_growth_factor(const std::vector<CostPoint>& points) {
 }
 
 namespace {
-double work_ratio(const CostPoint& p) {
-  return static_cast<double>(p.derivative_work) / p.primal_with_inputs();
+// dD / dP over the sweep's step k (from point k - 1 to k); NaN where P does not grow
+double marginal(const std::vector<CostPoint>& points, std::size_t k) {
+  const double dp = points[k].primal_with_inputs() - points[k - 1].primal_with_inputs();
+  const double dd = static_cast<double>(points[k].derivative_work - points[k - 1].derivative_work);
+  return dp > 0 ? dd / dp : std::numeric_limits<double>::quiet_NaN();
 }
 }  // namespace
 
-bool work_ratio_rises(const std::vector<CostPoint>& points) {
+bool marginal_keeps_rising(const std::vector<CostPoint>& points) {
   const std::size_t n = points.size();
-  if (n < 3) return false;
-  const double r0 = work_ratio(points[n - 3]), r1 = work_ratio(points[n - 2]),
-               r2 = work_ratio(points[n - 1]);
-  return r1 > kWorkRatioRise * r0 && r2 > kWorkRatioRise * r1 && r2 - r1 >= r1 - r0;
+  if (n < 4) return false;  // two steps of marginals to compare need three of them
+  const double m0 = marginal(points, n - 3), m1 = marginal(points, n - 2),
+               m2 = marginal(points, n - 1);
+  return m0 > 0 && m1 > kMarginalRise * m0 && m2 > kMarginalRise * m1 && m2 - m1 >= m1 - m0;
 }
 
 bool sweep_goes_on(const std::vector<CostPoint>& points) {
-  for (std::size_t k = 1; k < points.size(); ++k)
-    if (work_ratio(points[k]) > kWorkRatioRise * work_ratio(points[k - 1])) return true;
+  for (std::size_t k = 2; k < points.size(); ++k) {
+    const double before = marginal(points, k - 1), now = marginal(points, k);
+    // either way: a part of the primal that starts late lowers the marginal, and n^2 beside it
+    // shows only further on (mod_dot_step)
+    if (before > 0 && (now > kMarginalRise * before || now * kMarginalRise < before)) return true;
+  }
   return false;
 }
 
@@ -69,8 +76,8 @@ std::string work_growth(const Complexity& c) {
       text, sizeof text,
       "the derivative's work grows faster than the primal's: D = %lld -> %lld against P = %.0f "
       "-> %.0f (the primal's work and its input scalars), and the marginal dD/dP over the "
-      "sweep's last step is %.2f times that over its first (> %.1f), D / P rising by more "
-      "than 10%% at each of its last two steps; work counts operations and "
+      "sweep's last step is %.2f times that over its first (> %.1f), rising at each of the "
+      "sweep's last two steps by no less than at the one before; work counts operations and "
       "iterated domain points, and paper 000's cost model, which the ratio uses, leaves the "
       "iterations out",
       static_cast<long long>(a.derivative_work), static_cast<long long>(b.derivative_work),

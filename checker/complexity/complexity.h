@@ -33,6 +33,8 @@ struct Complexity {
   // counts (decision 240)
   double work_growth = std::numeric_limits<double>::quiet_NaN();
   bool work_grows_faster = false;
+  // the marginal dD / dP still rose where the sweep stopped short (its time budget): not judged
+  bool growth_unsettled = false;
   double ratio = 0;             // derivative / primal at the worst point of the sweep
   std::optional<double> bound;  // the manifest's cost_bound, for reverse mode
   bool within_bound = true;
@@ -49,24 +51,27 @@ struct Complexity {
 // against the input count magnified a fixed 200-entry input into slope 1.57 for a linear gradient,
 // and missed fixed-size float inputs).
 double work_growth_factor(const std::vector<CostPoint>& points);
-// Whether D / P rises by more than kWorkRatioRise at each of the sweep's last two steps, and by
-// no less over the last than over the one before (a power of the size more: about 2 per
-// doubling, rises that do not shrink). Growth is judged where both this and the factor hold: a
-// primal whose parts start at different sizes moves the marginals by itself (a reviewing
-// helper: `sum x + sum[j < (n / 64) * 64] exp(sin(x[j]))` gave dualrev a factor of 2.45 while
-// D / P went 0.660, 0.663, then 1.43: one step rises, not two), and a primal whose parts grow
-// at different rates makes a linear D / P settle, rising by less at each step (dualrev on
-// `smmm`, nnz m against p m: 0.58, 0.74, 0.95, 1.16, 1.31; decision 242).
-constexpr double kWorkRatioRise = 1.1;
-bool work_ratio_rises(const std::vector<CostPoint>& points);
+// Whether the marginal dD / dP rises by more than kMarginalRise over each of the sweep's last
+// two steps, and by no less over the last than over the one before (a power of the size more:
+// about 2 per doubling, rises that do not shrink); needs four points. Growth is judged where
+// both this and the factor hold: a primal whose parts start at different sizes moves the
+// marginal once (a reviewing helper: `sum x + sum[j < (n / 64) * 64] exp(sin(x[j]))` gave
+// dualrev a factor of 2.45, the marginal jumping at the part's start and flat after), and a
+// primal whose parts grow at different rates makes a linear gradient's marginal settle, rising
+// by less at each step (dualrev on `smmm`, nnz m against p m: 0.78, 0.99, 1.19, 1.33). Marginals,
+// not D / P: a large fixed-size part of P flattens D / P and hid n^2 (a reviewing helper:
+// `mod_dot` beside `sum[j < 3000] exp(sin(y j))`; decision 242).
+constexpr double kMarginalRise = 1.02;
+bool marginal_keeps_rising(const std::vector<CostPoint>& points);
 constexpr double kWorkGrowth = 1.5;
 
 // The sweep multiplies the base sizes by 1, 2 and 4, and goes on doubling up to
-// kLongestSweepFactor while D / P has risen by more than kWorkRatioRise over some step
-// (sweep_goes_on), for a reverse strategy's gradient or vjp, whose growth is judged: growth
-// that three points cannot settle, such as n^2 beside a heavy linear body (15 nested calls
-// around `mod_dot`: factor 1.45 over 3 points) or a primal part that starts late, shows over
-// five (decision 242). A flat D / P, most entries, keeps 3 points.
+// kLongestSweepFactor while the marginal dD / dP has moved (up, or down by a late part of the
+// primal) by more than kMarginalRise over some step (sweep_goes_on), for a reverse strategy's
+// gradient or vjp, whose growth is judged:
+// growth that three points cannot settle, such as n^2 beside a heavy linear body (15 nested
+// calls around `mod_dot`: factor 1.45 over 3 points) or a primal part that starts late, shows
+// over five (decision 242). A constant marginal, most entries, keeps 3 points.
 constexpr int kShortestSweepFactor = 4, kLongestSweepFactor = 16;
 bool sweep_goes_on(const std::vector<CostPoint>& points);
 
