@@ -379,7 +379,7 @@ TEST_CASE(
     const Complexity& cx = *c.complexity;
     if (c.strategy == "iverson") {
       // within paper 000's model it is cheap; its iterations are n^2: the marginal work per
-      // unit of the primal's doubles with n. D / P rises, so the sweep goes on to n = 256
+      // unit of the primal's doubles with n. dD/dP rises, so the sweep goes on to n = 256
       // (decision 242): three points missed poly_mod15 (1.45) and mod_dot_step (0.73)
       REQUIRE(cx.points.size() == 5);
       CHECK(cx.ratio < 2.6);

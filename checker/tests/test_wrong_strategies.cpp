@@ -905,7 +905,7 @@ TEST_CASE("a cost bound holds at every point of the sweep, not only the first (0
   std::string m = tiny_suite().write_manifest("sweep_bound", {e, v, loose});
   HarnessResult r = run_harness({ir::load_manifest(m)}, o);
   // paper cost at n: primal 2n - 1, gradient 2n^2 + 4n - 1, vjp n more (the cotangent's
-  // products); D / P rises, so the sweep goes on to n = 32 (decision 242): 2175 and 2207 over 63
+  // products); dD/dP rises, so the sweep goes on to n = 32 (decision 242): 2175 and 2207 over 63
   for (auto [name, worst] :
        {std::pair{"quad_bound", 2175.0 / 63}, {"quad_bound_vjp", 2207.0 / 63}}) {
     const Cell* c = nullptr;
