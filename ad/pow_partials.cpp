@@ -35,10 +35,11 @@ PowPartials pow_partials(Expr a, Expr b, Expr e) {
     da_guarded = lb->value == 0 ? zero : da;
   } else if (la && !(std::fabs(la->value) < min_normal(a->type.elem))) {
     da_guarded = da;
+  } else if (la) {  // a literal below the smallest normal: b alone decides
+    da_guarded = Select::make(is_zero(b), zero, da);
   } else {
-    Expr tiny_a = la ? Literal::make(1, ElemType::Bool)
-                     : Binary::make(BinaryOp::Lt, Prim::make(PrimOp::Abs, {a}),
-                                    Literal::make(min_normal(a->type.elem), a->type.elem));
+    Expr tiny_a = Binary::make(BinaryOp::Lt, Prim::make(PrimOp::Abs, {a}),
+                               Literal::make(min_normal(a->type.elem), a->type.elem));
     da_guarded = Select::make(Binary::make(BinaryOp::And, is_zero(b), tiny_a), zero, da);
   }
   // a^b log a is log 0 * 0^b = NaN at a = 0, where 0^b is 0 for every b > 0

@@ -766,3 +766,26 @@ TEST_CASE("a sum over a negative range hoisted into a gen is empty, not an error
     CHECK(gradient(s, src, {x}) == std::vector<double>{1.0, -3.0});
   }
 }
+
+TEST_CASE("an error never cites another file's occurrence of a shared node (decision 245)",
+          "[unit]") {
+  // Nodes are interned across every program parsed in a process: after iverson differentiated
+  // abs in one file, its hvp of a select in another cited the first file (`adlab check
+  // suites/primitives`: structures.adl's error named unary.adl:122:49).
+  const Strategy* iverson = StrategyRegistry::instance().find("iverson");
+  ir::Module first = ir::parse_module(
+      "func g(x: f64[n]) -> f64 {\n  return sum[i < n] f64(i + 1) * (abs(x[i]))\n}\n", "first.adl");
+  for (Mode m : {Mode::Gradient, Mode::Jvp, Mode::Vjp, Mode::Hvp})
+    iverson->differentiate(first.functions.back(), Request{{}, m, ""});
+  ir::Module second = ir::parse_module(
+      "func f(x: f64[n]) -> f64 {\n"
+      "  return sum[i < n] select(x[i] > 0, x[i] * x[i] * x[i], -2 * x[i] * x[i])\n}\n",
+      "second.adl");
+  try {
+    iverson->differentiate(second.functions.back(), Request{{}, Mode::Hvp, ""});
+    FAIL("iverson's hvp took a select");
+  } catch (const Unsupported& e) {
+    INFO(e.what());
+    CHECK(e.pos().file == "second.adl");
+  }
+}

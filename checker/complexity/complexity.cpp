@@ -24,23 +24,6 @@ double loglog_slope(const std::vector<std::pair<double, double>>& xy) {
   return (n * sxy - sx * sy) / den;
 }
 
-double work_growth_factor(const std::vector<CostPoint>& points) {
-  const double nan = std::numeric_limits<double>::quiet_NaN();
-  const std::size_t n = points.size();
-  if (n < 3) return nan;  // two points: an offset in P alone moves D / P (a reviewing helper)
-  auto P = [&](std::size_t k) { return points[k].primal_with_inputs(); };
-  auto D = [&](std::size_t k) { return static_cast<double>(points[k].derivative_work); };
-  // the first step where both grow (a step where either does not grow gives no marginal to
-  // compare with), judged against the last
-  std::size_t first = 1;
-  while (first < n - 1 && !(P(first) > P(first - 1) && D(first) > D(first - 1))) ++first;
-  if (first == n - 1) return nan;
-  const double dp_first = P(first) - P(first - 1), dp_last = P(n - 1) - P(n - 2);
-  const double dd_first = D(first) - D(first - 1), dd_last = D(n - 1) - D(n - 2);
-  if (!(dp_last > 0)) return nan;
-  return (dd_last / dp_last) / (dd_first / dp_first);
-}
-
 namespace {
 // dD / dP over the sweep's step k (from point k - 1 to k); NaN where P does not grow
 double marginal(const std::vector<CostPoint>& points, std::size_t k) {
@@ -49,6 +32,18 @@ double marginal(const std::vector<CostPoint>& points, std::size_t k) {
   return dp > 0 ? dd / dp : std::numeric_limits<double>::quiet_NaN();
 }
 }  // namespace
+
+double work_growth_factor(const std::vector<CostPoint>& points) {
+  const std::size_t n = points.size();
+  // two points: an offset in P alone moves D / P (a reviewing helper)
+  if (n < 3) return std::numeric_limits<double>::quiet_NaN();
+  // the first step where both grow (a step where either does not grow gives no marginal to
+  // compare with), judged against the last
+  std::size_t first = 1;
+  while (first < n - 1 && !(marginal(points, first) > 0)) ++first;
+  if (first == n - 1) return std::numeric_limits<double>::quiet_NaN();
+  return marginal(points, n - 1) / marginal(points, first);
+}
 
 bool marginal_keeps_rising(const std::vector<CostPoint>& points) {
   const std::size_t n = points.size();

@@ -243,13 +243,22 @@ struct ChosenStrategy {
 };
 
 // <y', J x'> by the forward strategy against <J^T y', x'> by the reverse one.
+// `over_budget`: a side whose cell exceeded its declared budget on this entry; each run would
+// spend it again, so the test is recorded UNSUPPORTED, not run (decision 246).
 void check_adjoint(const EntryContext& ctx, const ChosenStrategy& forward,
-                   const ChosenStrategy& reverse, HarnessResult& r) {
+                   const ChosenStrategy& reverse, const std::string& over_budget,
+                   HarnessResult& r) {
   const ad::Strategy &fwd = *forward.strategy, &rev = *reverse.strategy;
   AdjointCheck a;
   a.entry = ctx.entry->id();
   a.forward = forward.label;
   a.reverse = reverse.label;
+  if (!over_budget.empty()) {
+    a.status = Status::Unsupported;
+    a.detail = "not run: " + over_budget + " exceeded its declared budget on this entry";
+    r.adjoints.push_back(a);
+    return;
+  }
   try {
     backends::Options bo;
     bo.sizes = ctx.sizes;
@@ -679,18 +688,7 @@ HarnessResult run_harness(const std::vector<ir::Suite>& suites, const HarnessOpt
             const std::string spent = over_budget.count(fwd.label)   ? fwd.label
                                       : over_budget.count(rev.label) ? rev.label
                                                                      : std::string();
-            if (spent.empty()) {
-              check_adjoint(ctx, fwd, rev, r);
-              continue;
-            }
-            // each run would spend the budget again: recorded, not run
-            AdjointCheck a;
-            a.entry = e.id();
-            a.forward = fwd.label;
-            a.reverse = rev.label;
-            a.status = Status::Unsupported;
-            a.detail = "not run: " + spent + " exceeded its declared budget on this entry";
-            r.adjoints.push_back(a);
+            check_adjoint(ctx, fwd, rev, spent, r);
           }
     }
   }
