@@ -1,6 +1,8 @@
 // Zero-aware tangent arithmetic with bracket lifting (paper 000 P11, paper 001 Fig. 8b b1-b3).
 #include "ad/fwdvec/lane_algebra.h"
 
+#include "ad/strong_zero.h"
+
 namespace adlab::ad::fwdvec {
 
 using namespace ir;
@@ -67,6 +69,24 @@ Expr t_div(Expr t, Expr p) {
   if (!t.defined()) return t;
   if (auto* b = bracket_of(t)) return Iverson::make(b->pred, t_div(b->body, p));
   return Binary::make(BinaryOp::Div, t, p);
+}
+
+namespace {
+// `times` applied under the tangent's brackets, guarded where the bracket's body is 0
+template <class Times>
+Expr strong(Expr t, const Times& times) {
+  if (!t.defined()) return t;
+  if (auto* b = bracket_of(t)) return Iverson::make(b->pred, strong(b->body, times));
+  return zero_where_tangent_is_zero(t, times(t));
+}
+}  // namespace
+
+Expr t_scale_strong(Expr t, Expr p) {
+  return strong(t, [&](Expr u) { return t_scale(u, p); });
+}
+
+Expr t_div_strong(Expr t, Expr p) {
+  return strong(t, [&](Expr u) { return t_div(u, p); });
 }
 
 Expr t_select(Expr c, Expr a, Expr b, ElemType elem) {

@@ -281,9 +281,10 @@ Expr Tangents::lane_prim(Expr e) {
     if (p->op == PrimOp::Min) return t_select(Binary::make(BinaryOp::Lt, b, a), lb, la, el);
     if (p->op == PrimOp::Max) return t_select(Binary::make(BinaryOp::Lt, a, b), lb, la, el);
     // D-Pow, with the constant-exponent special case of digest 001 3.1 (x ** 2 at x = -1 is -2)
-    // and the limits at a = 0 and b = 0 (ad/pow_partials.h)
+    // and the limits at a = 0 and b = 0 (ad/pow_partials.h); a zero tangent gives 0 where a
+    // partial is infinite or NaN (ad/strong_zero.h)
     auto [da, db] = pow_partials(a, b, e);
-    return t_add(t_scale(la, da), t_scale(lb, db));
+    return t_add(t_scale_strong(la, da), t_scale_strong(lb, db));
   }
   Expr la = lane(a);
   if (!la.defined()) return la;
@@ -306,8 +307,8 @@ Expr Tangents::lane_prim(Expr e) {
       return t_scale(la, tanh_partial(a, e));
     case PrimOp::Sigmoid:  // (1 - tanh(a/2)^2) / 4, or s(a) s(-a) at saturation
       return t_scale(la, sigmoid_partial(a, e));
-    case PrimOp::Sqrt:  // digest 001 3.1 [impl]: E[sqrt e] = E[e] / (2 sqrt P[e])
-      return t_div(la, mul(f_lit(2, el), e));
+    case PrimOp::Sqrt:  // digest 001 3.1 [impl]: E[sqrt e] = E[e] / (2 sqrt P[e]); 0 where
+      return t_div_strong(la, mul(f_lit(2, el), e));  // E[e] is 0 at e = 0 (strong_zero.h)
     case PrimOp::Abs:
       return t_select(Binary::make(BinaryOp::Lt, a, f_lit(0, el)), t_neg(la), la, el);
     default:

@@ -6,6 +6,7 @@
 #include "ad/iverson/local_tangent.h"
 #include "ad/iverson/scalar_partials.h"
 #include "ad/strategy.h"
+#include "ad/strong_zero.h"
 #include "ir/builder.h"
 #include "ir/context.h"
 
@@ -56,6 +57,8 @@ class Forward {
           // adjoint partial converts to the argument's, which is right only in reverse)
           if (p->op == PrimOp::ToF64 || p->op == PrimOp::ToF32)
             out = add(out, dsl::to_float(dk, e->type.elem));
+          else if (partial_can_blow_up(p->op))  // sqrt, pow: 0 * inf is 0 here (strong_zero.h)
+            out = add(out, zero_where_tangent_is_zero(dk, scalar_partial(e, k, dk, e)));
           else
             out = add(out, scalar_partial(e, k, dk, e));
         }

@@ -58,6 +58,40 @@ TEST_CASE("pow at a zero base or exponent: the limits, not NaN (dualrev's rule, 
   }
 }
 
+TEST_CASE("a zero tangent times an infinite or NaN partial gives 0 (decision 247)", "[unit]") {
+  // suites/primitives sqrt_of_relu, pow_of_relu, pow_select_exponent: the function is constant
+  // near each point (max takes its 0, select its 0), so every derivative is 0; forward mode's
+  // 0 * inf (sqrt, pow at a base of 0) and 0 * NaN (a^b log a at a < 0) made NaN
+  const char* cases[] = {
+      "func f(x: f64, y: f64) -> f64 { return y * sqrt(max(x, 0)) }",
+      "func f(x: f64, y: f64) -> f64 { return y * pow(max(x, 0), 0.5) }",
+      "func f(x: f64, y: f64) -> f64 { return pow(y, select(x > 10, x, 0)) }",
+  };
+  for (const char* s : kEmitting) {
+    INFO(s);
+    for (const char* src : cases) {
+      INFO(src);
+      auto g = gradient(s, src, {ir::dense_f64({}, {-1.0}), ir::dense_f64({}, {-2.0})});
+      CHECK(g == std::vector<double>{0.0, 0.0});
+    }
+  }
+  for (const char* s : {"iverson", "fwdvec"}) {  // jvp: the emitted forward rules themselves
+    INFO(s);
+    for (const char* src : cases) {
+      INFO(src);
+      ir::Module m = ir::parse_module(src);
+      Derivative d = StrategyRegistry::instance().find(s)->differentiate(
+          m.functions.back(), Request{{}, Mode::Jvp, ""});
+      auto out = d.executable("interp", {})->run({ir::dense_f64({}, {-1.0}),
+                                                  ir::dense_f64({}, {-2.0}),
+                                                  ir::dense_f64({}, {1.0}),
+                                                  ir::dense_f64({}, {1.0})});
+      REQUIRE(out.size() == 2);
+      CHECK(out.back().values.at(0) == 0.0);
+    }
+  }
+}
+
 TEST_CASE("pow's hvp at an exponent of 0 keeps d/dy of the base's partial (decision 244)",
           "[unit]") {
   // f = x^y at (x, y) = (2, 0): H = [[0, 1/x], [1/x, log^2 x]]. The base's partial was guarded
