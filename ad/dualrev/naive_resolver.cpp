@@ -1,13 +1,33 @@
 // The naive resolver (paper 003 section 5, stage 1): each backpropagator calls the backpropagators
 // of its operands directly, so a value used k times is resolved k times (2^n on a doubling chain).
 #include <cmath>
+#include <iomanip>
 #include <optional>
+#include <sstream>
 #include <string>
 
 #include "ad/dualrev/resolvers.h"
 #include "ir/error.h"
 
 namespace adlab::ad::dualrev::detail {
+
+namespace {
+// The budget is a declared limit of stage 1 only where the tape's paths exceed it; more calls
+// than paths is a fault of this resolver, which must not read as a decline (decision 248).
+[[noreturn]] void over_budget(const Tape& t, std::int64_t limit) {
+  const double paths = naive_calls(t);
+  std::ostringstream need;
+  need << std::setprecision(paths < 1e15 ? 16 : 3) << paths;
+  if (paths <= static_cast<double>(limit))
+    throw Error("dualrev/naive: more than " + std::to_string(limit) +
+                " backpropagator calls on a tape whose seeds reach its nodes by " + need.str() +
+                " paths: a fault of the naive resolver, not its budget");
+  throw CallLimitExceeded("dualrev/naive: more than " + std::to_string(limit) +
+                          " backpropagator calls (its tape has " + need.str() +
+                          " paths from the seeds, one call each;"
+                          " stage 1 is exponential in sharing; use tape)");
+}
+}  // namespace
 
 void resolve_naive(Tape& t, const ResolveOptions& o, ResolveStats& s, Visits* visits) {
   // An explicit stack of pending calls (id, argument): recursion would overflow on long chains.
@@ -18,9 +38,7 @@ void resolve_naive(Tape& t, const ResolveOptions& o, ResolveStats& s, Visits* vi
     const NodeId id = calls.back().first;
     const double d = calls.back().second;
     calls.pop_back();
-    if (++s.nodes_resolved > o.call_limit)
-      throw CallLimitExceeded("dualrev/naive: more than " + std::to_string(o.call_limit) +
-                  " backpropagator calls (stage 1 is exponential in sharing; use tape)");
+    if (++s.nodes_resolved > o.call_limit) over_budget(t, o.call_limit);
     Job& j = t.job(id.job_index());
     if (visits) ++(*visits)[id.job_index()][id.seq];
     bool leaf = true;

@@ -46,4 +46,9 @@ void resolve_staged_map(Tape& t, const ResolveOptions& o, ResolveStats& s, Visit
 // Stage 1 (paper 003 section 5): every backpropagator called once per use (exponential on sharing).
 void resolve_naive(Tape& t, const ResolveOptions& o, ResolveStats& s, Visits* visits);
 
+// The number of backpropagator calls stage 1 makes on this tape: for each node, the number of
+// paths to it from the seeds, summed (one highest-first pass, as stages 2-4, over path counts
+// instead of adjoints). Tells naive's budget from a fault of its resolver (decision 248).
+double naive_calls(const Tape& t);
+
 }  // namespace adlab::ad::dualrev::detail

@@ -61,16 +61,47 @@ std::vector<std::uint32_t> schedule_free_ranks(const Tape& t, std::vector<std::u
   return rank;
 }
 
-}  // namespace
-
-void resolve_staged_map(Tape& t, const ResolveOptions& o, ResolveStats& s, Visits* visits) {
-  std::vector<std::uint32_t> by_rank;
-  const std::vector<std::uint32_t> rank = schedule_free_ranks(t, by_rank);
-  auto key = [&](NodeId id) {
-    const std::uint32_t r = rank[id.job_index()];
+// The key of a node in highest-first order: its job's rank, then its sequence number.
+class RankedKeys {
+ public:
+  explicit RankedKeys(const Tape& t) : rank_(schedule_free_ranks(t, by_rank_)) {}
+  std::uint64_t operator()(NodeId id) const {
+    const std::uint32_t r = rank_[id.job_index()];
     if (r == kUnranked) throw abandoned_fork_scalar();
     return static_cast<std::uint64_t>(r) << 32 | id.seq;
-  };
+  }
+  std::uint32_t job(std::uint64_t key) const { return by_rank_[key >> 32]; }
+  static std::uint32_t seq(std::uint64_t key) {
+    return static_cast<std::uint32_t>(key & 0xffffffffu);
+  }
+
+ private:
+  std::vector<std::uint32_t> by_rank_;
+  std::vector<std::uint32_t> rank_;
+};
+
+}  // namespace
+
+double naive_calls(const Tape& t) {
+  const RankedKeys key(t);
+  std::map<std::uint64_t, double> paths;
+  for (const auto& seed : t.seeds()) paths[key(seed.first)] += 1;  // one call per seed
+  double calls = 0;
+  while (!paths.empty()) {
+    auto top = std::prev(paths.end());
+    const double p = top->second;
+    const std::uint64_t k = top->first;
+    paths.erase(top);
+    calls += p;
+    t.job(key.job(k)).nodes.for_each_edge(RankedKeys::seq(k), [&](const Edge& e) {
+      paths[key(e.target)] += p;
+    });
+  }
+  return calls;
+}
+
+void resolve_staged_map(Tape& t, const ResolveOptions& o, ResolveStats& s, Visits* visits) {
+  const RankedKeys key(t);
   // Stage 4's sparse collector and staging map are one ordered map here: the collector's entries
   // are the arguments accumulated at input IDs (paper 003 section 10.1).
   std::map<std::uint64_t, double> staged;
@@ -82,8 +113,8 @@ void resolve_staged_map(Tape& t, const ResolveOptions& o, ResolveStats& s, Visit
   }
   while (!staged.empty()) {
     auto top = std::prev(staged.end());  // highest key: every stager of it is resolved already
-    const std::uint32_t job = by_rank[top->first >> 32];
-    const auto seq = static_cast<std::uint32_t>(top->first & 0xffffffffu);
+    const std::uint32_t job = key.job(top->first);
+    const std::uint32_t seq = RankedKeys::seq(top->first);
     const double a = top->second;
     staged.erase(top);
     ++s.map_ops;

@@ -82,10 +82,9 @@ TEST_CASE("a zero tangent times an infinite or NaN partial gives 0 (decision 247
       ir::Module m = ir::parse_module(src);
       Derivative d = StrategyRegistry::instance().find(s)->differentiate(
           m.functions.back(), Request{{}, Mode::Jvp, ""});
-      auto out = d.executable("interp", {})->run({ir::dense_f64({}, {-1.0}),
-                                                  ir::dense_f64({}, {-2.0}),
-                                                  ir::dense_f64({}, {1.0}),
-                                                  ir::dense_f64({}, {1.0})});
+      auto out = d.executable("interp", {})
+                     ->run({ir::dense_f64({}, {-1.0}), ir::dense_f64({}, {-2.0}),
+                            ir::dense_f64({}, {1.0}), ir::dense_f64({}, {1.0})});
       REQUIRE(out.size() == 2);
       CHECK(out.back().values.at(0) == 0.0);
     }

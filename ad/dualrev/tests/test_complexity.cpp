@@ -3,15 +3,23 @@
 #include <catch2/catch.hpp>
 
 #include "ad/dualrev/api.h"
+#include "ad/dualrev/resolvers.h"
 
 using namespace adlab::ad::dualrev;
 
 namespace {
 // x_i = x_{i-1} + x_{i-1}, output x_n: d x_n / d x_0 = 2^n.
-GradientResult doubling_chain(int n, Variant v, bool factor) {
+GradientResult doubling_chain(int n, Variant v, bool factor, double* naive_calls = nullptr) {
   TapeOptions to;
   to.factor_operands = factor;
   Tape t(to);
+  struct CountPaths {  // after the pass, the tape's paths as naive's budget counts them
+    Tape& t;
+    double* out;
+    ~CountPaths() {
+      if (out) *out = detail::naive_calls(t);
+    }
+  } count{t, naive_calls};
   ResolveOptions o;
   o.count_ops = true;
   return gradient(
@@ -30,9 +38,11 @@ void check_depths(int from, int to) {
     INFO("n = " << n);
     const double want = std::ldexp(1.0, n);
     // Stage 1 records y + y as two calls of y's backpropagator: 2^(n+1) - 1 calls in all.
-    auto naive = doubling_chain(n, Variant::Naive, false);
+    double paths = 0;
+    auto naive = doubling_chain(n, Variant::Naive, false, &paths);
     CHECK(naive.gradient[0] == want);
     CHECK(naive.stats.nodes_resolved == (std::int64_t{1} << (n + 1)) - 1);
+    CHECK(paths == std::ldexp(1.0, n + 1) - 1);  // counted without calling (decision 248)
     // The staged stages on the same recording: n + 1 nodes, 2n edges, one addition per node.
     for (Variant v : {Variant::StagedMap, Variant::Tape}) {
       auto r = doubling_chain(n, v, false);

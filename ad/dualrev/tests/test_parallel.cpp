@@ -12,6 +12,7 @@
 
 #include "ad/dualrev/api.h"
 #include "ad/dualrev/particles.h"
+#include "ad/dualrev/resolvers.h"
 
 using namespace adlab;
 using namespace adlab::ad::dualrev;
@@ -135,6 +136,35 @@ TEST_CASE("003 section 9 parallel random: fork-join DAGs, same bits for 1, 2 and
     }
   }
   CHECK(with_forks >= 10);  // the generator did produce fork-join graphs
+}
+
+TEST_CASE("dualrev/naive on fork-join DAGs: its calls are the tape's paths (decision 248)",
+          "[dualrev]") {
+  // naive_calls counts stage 1's calls without making them; where it is over the budget the
+  // budget's error says so, where it is not, naive must finish within it
+  int run = 0, over = 0;
+  for (std::uint64_t seed = 1; seed <= 30; ++seed) {
+    INFO("seed " << seed);
+    std::mt19937_64 rng(seed);
+    auto g = generate(rng, 12);
+    Tape t(TapeOptions{2, false});  // stage 1's recording: every operand use its own edge
+    gradient(
+        t, [&](const std::vector<Dual>& xs) { return eval<Dual>(*g, xs[0] * xs[1], xs, true); },
+        {0.8, 1.3}, Variant::StagedMap);
+    const double paths = ad::dualrev::detail::naive_calls(t);
+    ResolveOptions o;
+    o.call_limit = 200'000;
+    if (paths > 200'000) {
+      ++over;
+      CHECK_THROWS_AS(t.resolve(Variant::Naive, o), CallLimitExceeded);
+      continue;
+    }
+    ++run;
+    const ResolveStats s = t.resolve(Variant::Naive, o);
+    CHECK(static_cast<double>(s.nodes_resolved) == paths);
+  }
+  CHECK(run >= 10);  // both sides of the budget are reached (15 and 15 here)
+  CHECK(over >= 10);
 }
 
 TEST_CASE("003 section 9 parallel small: (x y x) * (y + y + x)", "[dualrev]") {

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "ad/dualrev/api.h"
+#include "ad/dualrev/resolvers.h"
 #include "random_program.h"
 
 using namespace adlab::ad::dualrev;
@@ -50,6 +51,8 @@ TEST_CASE("003 section 8 run-once invariant on random programs with sharing", "[
     Tape stage1(TapeOptions{1, false});
     auto naive = gradient(stage1, f, x, Variant::Naive, o);
     CHECK(naive.stats.nodes_revisited > 0);
+    // its calls are the tape's paths, as counted without calling (naive's budget, decision 248)
+    CHECK(detail::naive_calls(stage1) == static_cast<double>(naive.stats.nodes_resolved));
     for (std::size_t i = 0; i < x.size(); ++i) {
       CHECK(staged.gradient[i] == Approx(tape.gradient[i]).epsilon(1e-12).margin(1e-12));
       CHECK(naive.gradient[i] == Approx(tape.gradient[i]).epsilon(1e-12).margin(1e-12));
