@@ -74,19 +74,19 @@ Expr t_div(Expr t, Expr p) {
 namespace {
 // `times` applied under the tangent's brackets, guarded where the bracket's body is 0
 template <class Times>
-Expr strong(Expr t, const Times& times) {
+Expr strong(Expr t, Expr blows_up, const Times& times) {
   if (!t.defined()) return t;
-  if (auto* b = bracket_of(t)) return Iverson::make(b->pred, strong(b->body, times));
-  return zero_where_tangent_is_zero(t, times(t));
+  if (auto* b = bracket_of(t)) return Iverson::make(b->pred, strong(b->body, blows_up, times));
+  return zero_where_tangent_is_zero(t, blows_up, times(t));
 }
 }  // namespace
 
-Expr t_scale_strong(Expr t, Expr p) {
-  return strong(t, [&](Expr u) { return t_scale(u, p); });
+Expr t_scale_strong(Expr t, Expr p, Expr blows_up) {
+  return strong(t, blows_up, [&](Expr u) { return t_scale(u, p); });
 }
 
-Expr t_div_strong(Expr t, Expr p) {
-  return strong(t, [&](Expr u) { return t_div(u, p); });
+Expr t_div_strong(Expr t, Expr p, Expr blows_up) {
+  return strong(t, blows_up, [&](Expr u) { return t_div(u, p); });
 }
 
 Expr t_select(Expr c, Expr a, Expr b, ElemType elem) {

@@ -12,10 +12,10 @@ ir::Expr t_sub(ir::Expr a, ir::Expr b);
 ir::Expr t_neg(ir::Expr a);
 ir::Expr t_scale(ir::Expr t, ir::Expr p);  // tangent * primal
 ir::Expr t_div(ir::Expr t, ir::Expr p);    // tangent / primal
-// the same where p makes an infinite or NaN partial at a finite value: 0 where the tangent is 0
-// (ad/strong_zero.h, decision 247)
-ir::Expr t_scale_strong(ir::Expr t, ir::Expr p);
-ir::Expr t_div_strong(ir::Expr t, ir::Expr p);
+// the same for a partial that is infinite or NaN where `blows_up` holds: 0 there where the
+// tangent is 0 (ad/strong_zero.h, decision 247)
+ir::Expr t_scale_strong(ir::Expr t, ir::Expr p, ir::Expr blows_up);
+ir::Expr t_div_strong(ir::Expr t, ir::Expr p, ir::Expr blows_up);
 ir::Expr t_select(ir::Expr c, ir::Expr a, ir::Expr b, ir::ElemType elem);
 ir::Expr t_bracket(ir::Expr pred, ir::Expr t);
 ir::Expr t_and(ir::Expr p, ir::Expr q);  // p && q with null as true

@@ -7,6 +7,7 @@
 #include "ad/pow_partials.h"
 #include "ad/saturating_partials.h"
 #include "ad/strategy.h"
+#include "ad/strong_zero.h"
 #include "ir/context.h"
 #include "ir/visitor.h"
 
@@ -284,7 +285,8 @@ Expr Tangents::lane_prim(Expr e) {
     // and the limits at a = 0 and b = 0 (ad/pow_partials.h); a zero tangent gives 0 where a
     // partial is infinite or NaN (ad/strong_zero.h)
     auto [da, db] = pow_partials(a, b, e);
-    return t_add(t_scale_strong(la, da), t_scale_strong(lb, db));
+    return t_add(t_scale_strong(la, da, partial_blows_up(*p, 0)),
+                 t_scale_strong(lb, db, partial_blows_up(*p, 1)));
   }
   Expr la = lane(a);
   if (!la.defined()) return la;
@@ -307,8 +309,9 @@ Expr Tangents::lane_prim(Expr e) {
       return t_scale(la, tanh_partial(a, e));
     case PrimOp::Sigmoid:  // (1 - tanh(a/2)^2) / 4, or s(a) s(-a) at saturation
       return t_scale(la, sigmoid_partial(a, e));
-    case PrimOp::Sqrt:  // digest 001 3.1 [impl]: E[sqrt e] = E[e] / (2 sqrt P[e]); 0 where
-      return t_div_strong(la, mul(f_lit(2, el), e));  // E[e] is 0 at e = 0 (strong_zero.h)
+    case PrimOp::Sqrt:  // digest 001 3.1 [impl]: E[sqrt e] = E[e] / (2 sqrt P[e]), 0 where both
+      // E[e] and P[e] are 0 (strong_zero.h)
+      return t_div_strong(la, mul(f_lit(2, el), e), partial_blows_up(*p, 0));
     case PrimOp::Abs:
       return t_select(Binary::make(BinaryOp::Lt, a, f_lit(0, el)), t_neg(la), la, el);
     default:

@@ -57,10 +57,9 @@ class Forward {
           // adjoint partial converts to the argument's, which is right only in reverse)
           if (p->op == PrimOp::ToF64 || p->op == PrimOp::ToF32)
             out = add(out, dsl::to_float(dk, e->type.elem));
-          else if (partial_can_blow_up(p->op))  // sqrt, pow: 0 * inf is 0 here (strong_zero.h)
-            out = add(out, zero_where_tangent_is_zero(dk, scalar_partial(e, k, dk, e)));
-          else
-            out = add(out, scalar_partial(e, k, dk, e));
+          else  // sqrt, pow: 0 * inf is 0 where the tangent is 0 (strong_zero.h)
+            out = add(out, zero_where_tangent_is_zero(dk, partial_blows_up(*p, k),
+                                                      scalar_partial(e, k, dk, e)));
         }
         return out;
       }

@@ -91,6 +91,34 @@ TEST_CASE("a zero tangent times an infinite or NaN partial gives 0 (decision 247
   }
 }
 
+TEST_CASE(
+    "the zero-tangent guard keeps a second derivative where the partial is finite "
+    "(decision 247)",
+    "[unit]") {
+  // sqrt(x^2 + y^2 + 1) at the origin: H = I; (x^2 + 1)^y at (0, 1.5): H v = (2 y, 0) for
+  // v = (1, 0). The tangent 2 x is 0 there but its derivative is not: a guard on the tangent
+  // alone (the first version) took its constant branch and fwdvec's hvp was 0 (a reviewer)
+  const std::pair<const char*, double> cases[] = {
+      {"func f(x: f64, y: f64) -> f64 { return sqrt(x * x + y * y + 1) }", 0.0},
+      {"func f(x: f64, y: f64) -> f64 { return pow(x * x + 1, y) }", 1.5},
+  };
+  for (const char* s : {"iverson", "fwdvec"}) {
+    INFO(s);
+    for (auto [src, y] : cases) {
+      INFO(src);
+      ir::Module m = ir::parse_module(src);
+      Derivative d = StrategyRegistry::instance().find(s)->differentiate(
+          m.functions.back(), Request{{}, Mode::Hvp, ""});
+      auto out = d.executable("interp", {})
+                     ->run({ir::dense_f64({}, {0.0}), ir::dense_f64({}, {y}),
+                            ir::dense_f64({}, {1.0}), ir::dense_f64({}, {0.0})});
+      REQUIRE(out.size() >= 2);
+      CHECK(out[out.size() - 2].values.at(0) == (y == 0.0 ? 1.0 : 2 * y));
+      CHECK(out.back().values.at(0) == 0.0);
+    }
+  }
+}
+
 TEST_CASE("pow's hvp at an exponent of 0 keeps d/dy of the base's partial (decision 244)",
           "[unit]") {
   // f = x^y at (x, y) = (2, 0): H = [[0, 1/x], [1/x, log^2 x]]. The base's partial was guarded

@@ -51,6 +51,12 @@ double Reference::result_scale(std::size_t b) const {
 
 namespace {
 
+std::string step_text(double h) {  // 1e-07, not std::to_string's 0.000000
+  char b[32];
+  std::snprintf(b, sizeof b, "%.3g", h);
+  return b;
+}
+
 // Sizes, no operation counts, kink tracking; the rounding probe when asked for.
 ir::EvalOptions evaluation_options(const ReferenceOptions& o) {
   ir::EvalOptions eo{o.sizes, false, true};
@@ -233,7 +239,7 @@ Reference reference_jacobian(const ir::Function& f, const std::vector<ir::Tensor
         if (flip && !changed.exchange(true)) {
           std::lock_guard lock(note_mutex);
           r.branch_note = "moving input coordinate " + std::to_string(j) + " by " +
-                          std::to_string(ir::math::to_double(h)) + " changes a branch";
+                          step_text(ir::math::to_double(h)) + " changes a branch";
         }
         if (plus.size() != m || minus.size() != m)
           throw Error(

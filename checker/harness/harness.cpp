@@ -130,6 +130,11 @@ bool prepare_entry(EntryContext& ctx, const HarnessOptions& o, std::string& kink
     std::string closest = ctx.ref.kink.where.defined()
                               ? ctx.ref.kink.what + (p.valid() ? " at " + p.str() : std::string())
                               : std::string("no switch recorded");
+    if (auto b = ir::pos_of(ctx.ref.kink.branch_point, ctx.f->pos.source);
+        ctx.ref.kink.branch_point.defined())
+      closest += std::string("; at 0: `") +
+                 ir::op_name(ctx.ref.kink.branch_point.as<ir::Prim>()->op) + "`" +
+                 (b.valid() ? " at " + b.str() : std::string());
     char margin[32];
     std::snprintf(margin, sizeof margin, "%.3g", ctx.ref.kink.margin);
     kink_note = near ? (ctx.ref.kink.margin == 0 ? std::string("the inputs are exactly at a switch")

@@ -41,6 +41,9 @@ struct KinkReport {
   // floor/round/i64 values). Two runs with equal hashes took the same smooth piece, so a
   // finite-difference stencil whose runs all match the base run crossed no switch.
   std::uint64_t branches = 0;
+  // The first sqrt (or pow below an exponent of 1) evaluated at exactly 0, named when a stencil
+  // moves it off 0 (decision 249): a branch point, not a switch, so it has no margin.
+  Expr branch_point;
 };
 
 template <class T>
