@@ -145,8 +145,9 @@ Derivative forward_over_reverse(const FunctionPtr& fp, const Request& r) {
     d = forward(grad.function, j);
   } catch (const Unsupported& e) {  // the construct is in the gradient program, not in fp
     std::vector<std::string> notes = e.notes();
-    notes.push_back("hvp differentiates iverson's own gradient program again (forward over "
-                    "reverse); the construct is in that program (`adlab grad --emit` prints it)");
+    notes.push_back(
+        "hvp differentiates iverson's own gradient program again (forward over "
+        "reverse); the construct is in that program (`adlab grad --emit` prints it)");
     throw Unsupported(e.pos(), e.message(), notes);
   }
   d.notes = grad.notes + d.notes;
