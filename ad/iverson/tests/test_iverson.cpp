@@ -228,8 +228,9 @@ TEST_CASE(
         const bool composite_partials =
             text.find("pow(") != std::string::npos || text.find("sigmoid(") != std::string::npos;
         // and pow_at_zero, d_pow at y = 0: the base's guard also tests |x| (decision 244): 10
-        const double bound =
-            e.id() == "primitives/pow_at_zero" ? 10.0 : composite_partials ? 8.0 : 4.0;
+        const double bound = e.id() == "primitives/pow_at_zero" ? 10.0
+                             : composite_partials               ? 8.0
+                                                                : 4.0;
         CHECK(static_cast<double>(r.derivative) <= bound * static_cast<double>(r.primal) + 1e-9);
       }
       double ps = slope(rows, false), ds = slope(rows, true);
@@ -362,4 +363,19 @@ TEST_CASE(
   g.visit(d.function->body_expr());
   CHECK(g.scatters == 0);
   CHECK(g.nested_lets == 0);
+}
+
+TEST_CASE("iverson hvp: a decline met in its own gradient program says so (decision 250)",
+          "[unit]") {
+  // the gradient program of a scalar select reads its flag `taken` in a bracket, which the
+  // forward pass declines; the user's program has no such construct
+  ir::Module m =
+      ir::parse_module("func f(x: f64, y: f64) -> f64 { return select(y > 10, y, 0) * x }");
+  try {
+    strategy().differentiate(m.functions.back(), Request{{}, Mode::Hvp, ""});
+    FAIL("expected a decline");
+  } catch (const Unsupported& u) {
+    REQUIRE(u.notes().size() == 1);
+    CHECK_THAT(u.notes()[0], Catch::Contains("iverson's own gradient program"));
+  }
 }
