@@ -32,6 +32,9 @@ namespace {
 void resolve_naive(Tape& t, const ResolveOptions& o, ResolveStats& s, Visits* visits) {
   // An explicit stack of pending calls (id, argument): recursion would overflow on long chains.
   std::vector<std::pair<NodeId, double>> calls(t.seeds().rbegin(), t.seeds().rend());
+  // a node of an abandoned fork's job is an error, as in the staged stages (decision 173);
+  // stage 1 needs no order, so it only checks
+  const RankedKeys ranked(t);
   std::optional<Received> received;
   if (o.count_ops) received.emplace(t);
   while (!calls.empty()) {
@@ -39,6 +42,7 @@ void resolve_naive(Tape& t, const ResolveOptions& o, ResolveStats& s, Visits* vi
     const double d = calls.back().second;
     calls.pop_back();
     if (++s.nodes_resolved > o.call_limit) over_budget(t, o.call_limit);
+    (void)ranked(id);
     Job& j = t.job(id.job_index());
     if (visits) ++(*visits)[id.job_index()][id.seq];
     bool leaf = true;

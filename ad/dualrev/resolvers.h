@@ -31,6 +31,23 @@ class Received {
   std::vector<std::vector<std::uint8_t>> flags_;
 };
 
+// The key of a node in highest-first order, the same whatever the thread schedule: its job's
+// rank in the job graph walked from the terminal job, then its sequence number (decision 183).
+// A node of an abandoned fork's job has none: abandoned_fork_scalar().
+class RankedKeys {
+ public:
+  explicit RankedKeys(const Tape& t);
+  std::uint64_t operator()(NodeId id) const;
+  std::uint32_t job(std::uint64_t key) const { return by_rank_[key >> 32]; }
+  static std::uint32_t seq(std::uint64_t key) {
+    return static_cast<std::uint32_t>(key & 0xffffffffu);
+  }
+
+ private:
+  std::vector<std::uint32_t> by_rank_;
+  std::vector<std::uint32_t> rank_;
+};
+
 // Sizes and zeroes every job's adjoint array (in parallel on the tape's pool).
 void zero_adjoints(Tape& t);
 

@@ -61,26 +61,15 @@ std::vector<std::uint32_t> schedule_free_ranks(const Tape& t, std::vector<std::u
   return rank;
 }
 
-// The key of a node in highest-first order: its job's rank, then its sequence number.
-class RankedKeys {
- public:
-  explicit RankedKeys(const Tape& t) : rank_(schedule_free_ranks(t, by_rank_)) {}
-  std::uint64_t operator()(NodeId id) const {
-    const std::uint32_t r = rank_[id.job_index()];
-    if (r == kUnranked) throw abandoned_fork_scalar();
-    return static_cast<std::uint64_t>(r) << 32 | id.seq;
-  }
-  std::uint32_t job(std::uint64_t key) const { return by_rank_[key >> 32]; }
-  static std::uint32_t seq(std::uint64_t key) {
-    return static_cast<std::uint32_t>(key & 0xffffffffu);
-  }
-
- private:
-  std::vector<std::uint32_t> by_rank_;
-  std::vector<std::uint32_t> rank_;
-};
-
 }  // namespace
+
+RankedKeys::RankedKeys(const Tape& t) : rank_(schedule_free_ranks(t, by_rank_)) {}
+
+std::uint64_t RankedKeys::operator()(NodeId id) const {
+  const std::uint32_t r = rank_[id.job_index()];
+  if (r == kUnranked) throw abandoned_fork_scalar();
+  return static_cast<std::uint64_t>(r) << 32 | id.seq;
+}
 
 double naive_calls(const Tape& t) {
   const RankedKeys key(t);

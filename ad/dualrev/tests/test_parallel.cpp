@@ -326,6 +326,30 @@ TEST_CASE("003 section 12 a fork abandoned by an exception, caught inside the re
   }
 }
 
+TEST_CASE("a scalar of an abandoned fork's finished side, used after it: every stage refuses",
+          "[dualrev]") {
+  // u = x * x is made by the side that finished, the other side throws; y reads u after the
+  // fork. Its job hangs under no join (decision 173): tape and staged-map refused, naive resolved
+  // it (a reviewing helper; decision 248 counts naive's calls over the same job ranks)
+  for (Variant v : {Variant::Tape, Variant::StagedMap, Variant::Naive}) {
+    INFO(variant_name(v));
+    Tape t(TapeOptions{1, v != Variant::Naive});
+    Dual x, u, y;
+    {
+      Recording r(t);
+      x = make_input(2.0);
+      try {
+        t.fork([&] { u = x * x; }, [] { throw std::runtime_error("g failed"); });
+      } catch (const std::runtime_error&) {
+      }
+      y = u;
+      for (int k = 0; k < 8; ++k) y = y + y;
+    }
+    t.seed(y.id(), 1.0);
+    CHECK_THROWS_WITH(t.resolve(v), Catch::Contains("abandoned"));
+  }
+}
+
 TEST_CASE("staged-map gives the same bits for 1, 2 and 4 threads whatever the schedule",
           "[dualrev]") {
   // Job indices are taken in the order threads reach a fork, and the staged map added the
