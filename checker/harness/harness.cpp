@@ -126,6 +126,7 @@ bool prepare_entry(EntryContext& ctx, const HarnessOptions& o, std::string& kink
         ill_conditioned = Attempt{ctx.seed, ctx.inputs, ctx.ref, ctx.tolerance, probe};
       continue;
     }
+    ir::FunctionPositions cite_in(ctx.f->pos);  // a shared node: its occurrence in this function
     auto p = ir::pos_of(ctx.ref.kink.where, ctx.f->pos.source);
     std::string closest = ctx.ref.kink.where.defined()
                               ? ctx.ref.kink.what + (p.valid() ? " at " + p.str() : std::string())
