@@ -57,7 +57,7 @@ class Forward {
           // adjoint partial converts to the argument's, which is right only in reverse)
           if (p->op == PrimOp::ToF64 || p->op == PrimOp::ToF32)
             out = add(out, dsl::to_float(dk, e->type.elem));
-          else  // sqrt, pow: 0 * inf is 0 where the tangent is 0 (strong_zero.h)
+          else  // 0 * inf is 0 where the tangent is 0 (sqrt, pow: strong_zero.h)
             out = add(out, zero_where_tangent_is_zero(dk, partial_blows_up(*p, k),
                                                       scalar_partial(e, k, dk, e)));
         }
