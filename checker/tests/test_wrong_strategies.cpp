@@ -211,6 +211,37 @@ func relu(x: f64[n]) -> f64 {
 func relu_gradient(x: f64[n]) -> (f64, f64[n]) {
   return (relu(x), gen[i < n] select(x[i] > 0, 1, 0))
 }
+
+func bigcol(x: f64[n]) -> (f64, f64) {
+  return (1e14 * x[0], sum[i < n] x[i])
+}
+func bigcol_jvp(x: f64[n], dx: f64[n]) -> (f64, f64, f64, f64) {
+  return (1e14 * x[0], sum[i < n] x[i], 1e14 * dx[0], sum[i < n] dx[i])
+}
+func zcol(x: f64[n], z: f64) -> f64 {
+  return 1e14 * x[0] + sum[i < n] x[i]
+}
+func zcol_jvp(x: f64[n], z: f64, dx: f64[n], dz: f64) -> (f64, f64) {
+  return (zcol(x, z), 1e14 * dx[0] + sum[i < n] dx[i])
+}
+func t18(x: f64, z: f64) -> (f64, f64) {
+  return (x, 1e-18 * z)
+}
+func t18_jvp(x: f64, z: f64, dx: f64, dz: f64) -> (f64, f64, f64, f64) {
+  return (x, 1e-18 * z, dx, 1e-18 * dz)
+}
+func t18_vjp(x: f64, z: f64, dy0: f64, dy1: f64) -> (f64, f64, f64, f64) {
+  return (x, 1e-18 * z, dy0, 1e-18 * dy1)
+}
+func hc10(x: f64, y: f64) -> f64 {
+  return 1e10 + exp(x + y) - exp(x) * exp(y)
+}
+func hc10_jvp(x: f64, y: f64, dx: f64, dy: f64) -> (f64, f64) {
+  return (hc10(x, y), 0.0 * dx)
+}
+func hc10_vjp(x: f64, y: f64, dr: f64) -> (f64, f64, f64) {
+  return (hc10(x, y), 0.0 * dr, 0.0 * dr)
+}
 )";
 
 const ir::Module& oracle_module() {
@@ -1296,5 +1327,163 @@ TEST_CASE("the adjoint test judges a tiny Jacobian against its own terms, not ag
   for (const char* s : {"fwdvec", "iverson"}) check_passes(cell(r, "/cube", s, "gradient"));
 }
 
+}  // namespace
+}  // namespace adlab::checker
+
+// ---- Self-tests for checker leniencies that no test caught (decision 252: a mutation audit of
+// the checker, /work/stage/audit32_checker; each case fails under its lenient mutant) ----
+namespace adlab::checker {
+namespace {
+void register_leniency_strategies() {
+  register_test_strategies();
+  auto& reg = ad::StrategyRegistry::instance();
+  auto add = [&](const std::string& name, Corruption c) {
+    if (!reg.find(name)) reg.add(std::make_unique<OracleStrategy>(name, std::move(c)));
+  };
+  // bigcol's jvp with d y1 / d x0 = 2 where it is 1 (outputs y0, y1, dy0, dy1; inputs x, dx)
+  add("lenient_bigcol_dy1dx0",
+      [](const std::vector<ir::Tensor>& in, std::vector<ir::Tensor>& out, std::size_t results) {
+        out.at(results + 1).values.at(0) += in.at(1).values.at(0);
+      });
+  // zcol's jvp with d f / d z = 1 where z is unused (outputs f, df; inputs x, z, dx, dz)
+  add("lenient_zcol_dz",
+      [](const std::vector<ir::Tensor>& in, std::vector<ir::Tensor>& out, std::size_t results) {
+        out.at(results).values.at(0) += in.at(3).values.at(0);
+      });
+  // ires's integer result k + 2 where it is k + 1 (outputs f, k + 1, J_f, J_k)
+  add("lenient_ires_int_result", [](const std::vector<ir::Tensor>&, std::vector<ir::Tensor>& out,
+                                    std::size_t) { out.at(1).ints.at(0) += 1; });
+  // t18's vjp with d y0 / d x doubled (outputs y0, y1, xbar, zbar; inputs x, z, dy0, dy1)
+  add("lenient_t18_vjp_x2",
+      [](const std::vector<ir::Tensor>& in, std::vector<ir::Tensor>& out, std::size_t results) {
+        out.at(results).values.at(0) += in.at(2).values.at(0);
+      });
+  // every derivative output times 1 + 5e-14 (between the adjoint tolerance and 10 times it)
+  add("lenient_scaled_5e14",
+      [](const std::vector<ir::Tensor>&, std::vector<ir::Tensor>& out, std::size_t results) {
+        for (std::size_t k = results; k < out.size(); ++k)
+          for (double& v : out[k].values) v *= 1 + 5e-14;
+      });
+  // hc10's vjp with d f / d x = 1e-5 where it is 0 (outputs f, xbar, ybar; inputs x, y, dr)
+  add("lenient_hc10_dx",
+      [](const std::vector<ir::Tensor>& in, std::vector<ir::Tensor>& out, std::size_t results) {
+        out.at(results).values.at(0) += 1e-5 * in.at(2).values.at(0);
+      });
+  // the df an hvp returns (outputs f, g, df, Hv) off by 1e-6, its gradient and Hv right
+  if (!reg.find("lenient_hvp_wrong_df"))
+    reg.add(std::make_unique<CorruptedHvpStrategy>(
+        "lenient_hvp_wrong_df", [](const std::vector<ir::Tensor>&, std::vector<ir::Tensor>& y,
+                                   std::size_t nres) { y.at(nres + 1).values.at(0) *= 1 + 1e-6; }));
+}
+
+HarnessResult run_leniency(const std::vector<std::string>& strategies,
+                           const std::string& manifest) {
+  register_leniency_strategies();
+  HarnessOptions o;
+  o.strategies = strategies;
+  o.backends = {"interp"};
+  o.complexity = false;
+  return run_harness({ir::load_manifest(manifest)}, o);
+}
+
+// mutant C08: the plain random direction dropped for exact strategies (decision 202)
+TEST_CASE("a jvp error beside a 1e14 column entry fails beyond 32 inputs", "[unit]") {
+  nlohmann::json e = entry("bigcol", "bigcol", 40, {{"x", normal()}}, "jvp");
+  HarnessResult r = run_leniency({"test_oracle", "lenient_bigcol_dy1dx0"},
+                                 tiny_suite().write_manifest("lenient_bigcol", {e}));
+  check_passes(cell(r, "/bigcol", "test_oracle"));
+  INFO(describe(cell(r, "/bigcol", "lenient_bigcol_dy1dx0")));
+  CHECK(cell(r, "/bigcol", "lenient_bigcol_dy1dx0").status == Status::Fail);
+}
+
+// mutant C09: weight 0 for a column no path reaches in the equilibrated direction (decision 205)
+TEST_CASE("a jvp entry of an unreached column fails beyond 32 inputs", "[unit]") {
+  nlohmann::json e = entry("zcol", "zcol", 40, {{"x", normal()}, {"z", normal()}}, "jvp");
+  HarnessResult r = run_leniency({"test_oracle", "lenient_zcol_dz"},
+                                 tiny_suite().write_manifest("lenient_zcol", {e}));
+  check_passes(cell(r, "/zcol", "test_oracle"));
+  INFO(describe(cell(r, "/zcol", "lenient_zcol_dz")));
+  CHECK(cell(r, "/zcol", "lenient_zcol_dz").status == Status::Fail);
+}
+
+// mutant C12: integer results not compared
+TEST_CASE("a wrong integer primal result fails", "[unit]") {
+  nlohmann::json e = entry("ires", "ires", 3, {{"x", normal()}, {"k", {{"value", 4}}}}, "jacobian");
+  HarnessResult r = run_leniency({"test_oracle", "lenient_ires_int_result"},
+                                 tiny_suite().write_manifest("lenient_ires", {e}));
+  check_passes(cell(r, "/ires", "test_oracle"));
+  const Cell& c = cell(r, "/ires", "lenient_ires_int_result");
+  INFO(describe(c));
+  CHECK(c.status == Status::Fail);
+}
+
+// mutant C05: the df (gradient . v) an hvp returns not judged
+TEST_CASE("an hvp whose df is wrong fails though its gradient and Hv are right", "[unit]") {
+  nlohmann::json e = entry("sinx_hvp", "sinx", 5, {{"x", normal()}}, "hvp");
+  HarnessResult r = run_leniency({"fwdvec", "lenient_hvp_wrong_df"},
+                                 tiny_suite().write_manifest("lenient_hvp", {e}));
+  check_passes(cell(r, "/sinx_hvp", "fwdvec"));
+  const Cell& c = cell(r, "/sinx_hvp", "lenient_hvp_wrong_df");
+  INFO(describe(c));
+  CHECK(c.status == Status::Fail);
+}
+
+// mutant H03: ok() ignores the adjoint tests
+TEST_CASE("a failed adjoint test makes the run NOT OK though every cell passes", "[unit]") {
+  // tinyj has no hand-written Jacobian: the oracles' cells are UNSUPPORTED, fwdvec's PASS, and
+  // the adjoint tests with test_halved's vjp FAIL
+  nlohmann::json t = entry("tinyj", "tinyj", 2, {{"x", {{"value", {0.7, -1.3}}}}}, "jacobian");
+  HarnessResult r = run_leniency({"fwdvec", "test_oracle", "test_halved"},
+                                 tiny_suite().write_manifest("lenient_adj", {t}));
+  bool adjoint_failed = false;
+  for (const auto& c : r.cells) {
+    INFO(describe(c));
+    CHECK((c.status == Status::Pass || c.status == Status::Unsupported));
+  }
+  for (const auto& a : r.adjoints) adjoint_failed = adjoint_failed || a.status == Status::Fail;
+  CHECK(adjoint_failed);
+  CHECK_FALSE(r.ok());
+}
+// An entry whose strategies' cells are UNSUPPORTED (no hand-written Jacobian) but fwdvec's, so
+// that only the adjoint tests judge the oracles' jvp and vjp.
+void adjoint_only(const std::string& name, const std::string& function, nlohmann::json inputs,
+                  const std::string& reverse) {
+  nlohmann::json t = entry(name, function, 1, std::move(inputs), "jacobian");
+  t["sizes"] = {{"small", nlohmann::json::object()}};
+  HarnessResult r = run_leniency({"fwdvec", "test_oracle", reverse},
+                                 tiny_suite().write_manifest("lenient_" + name, {t}));
+  bool failed = false;
+  for (const auto& c : r.cells) {
+    INFO(describe(c));
+    CHECK((c.status == Status::Pass || c.status == Status::Unsupported));
+  }
+  for (const auto& a : r.adjoints) {
+    INFO(a.forward << " / " << a.reverse << ": " << status_name(a.status) << " error " << a.error
+                   << " tolerance " << a.tolerance);
+    if (a.forward == "test_oracle" && a.reverse == reverse) {
+      CHECK(a.status == Status::Fail);
+      failed = true;
+    }
+  }
+  CHECK(failed);
+  CHECK_FALSE(r.ok());
+}
+
+// mutant H06: the adjoint test records only its first (equilibrated) direction pair
+TEST_CASE("an adjoint mismatch hidden by equilibration fails in the random pair", "[unit]") {
+  adjoint_only("t18", "t18", {{"x", {{"value", 0.7}}}, {"z", {{"value", -1.3}}}},
+               "lenient_t18_vjp_x2");
+}
+// mutant H04: the adjoint tolerance times 10
+TEST_CASE("an adjoint mismatch of 5e-14 relative fails", "[unit]") {
+  adjoint_only("t18s", "t18", {{"x", {{"value", 0.7}}}, {"z", {{"value", -1.3}}}},
+               "lenient_scaled_5e14");
+}
+// mutant H07: a Jacobian zero by cancellation judged against |f| in the adjoint test
+TEST_CASE("an adjoint mismatch on a Jacobian zero by cancellation beside f = 1e10 fails",
+          "[unit]") {
+  adjoint_only("hc10", "hc10", {{"x", {{"value", 0.7}}}, {"y", {{"value", -0.4}}}},
+               "lenient_hc10_dx");
+}
 }  // namespace
 }  // namespace adlab::checker

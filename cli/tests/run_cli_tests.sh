@@ -235,6 +235,46 @@ check "check with a wrong closed form exits 1" test $? -eq 1
 check "check names the wrong closed form" grep -qE '^closed form t/dot \(dot_wrong_grad\): FAIL' out
 check "check's last line counts the failed closed form" \
   grep -qxF "NOT OK: 0 cell(s), 1 closed form(s) and 0 adjoint test(s) did not pass" out
+# A closed form that errors, an unexpected AT-KINK and a primal_values 1e-9 off are each NOT OK
+# and exit 1 (decision 252: a mutation audit of the checker found each let through unnoticed).
+mkdir -p cferr kinkrun pvrun
+cat >cferr/dot.adl <<'EOF'
+func dot(x: f64[n], y: f64[n]) -> f64 {
+  return sum[i < n] x[i] * y[i]
+}
+func dot_grad_err(x: f64[n], y: f64[n]) -> f64[n] {
+  return gen[i < n] y[i + 3]
+}
+EOF
+cp cferr/dot.adl pvrun/dot.adl
+cat >cferr/manifest.json <<EOF
+{"suite": "t", "source": "cli tests", "entries": [
+  {"name": "dot", "program": "dot.adl", "function": "dot", "source": "cli tests",
+   "sizes": {"small": {"n": 3}}, "inputs": {"x": {"value": [1, 2, 3]}, "y": {"value": [4, 5, 6]}},
+   "wrt": ["x"], "expected": {"gradient": "dot_grad_err"}}]}
+EOF
+"$ADLAB" check cferr --strategy fwdvec --no-complexity >out 2>err
+check "check with a closed form that errors exits 1" test $? -eq 1
+check "check reports the closed form's error" grep -qE '^closed form t/dot \(dot_grad_err\): ERROR' out
+check "check with a closed form that errors is NOT OK" grep -q '^NOT OK: 0 cell(s), 1 closed form' out
+printf 'func relu(x: f64[n]) -> f64 {\n  return sum[i < n] select(x[i] > 0, x[i], 0)\n}\n' >kinkrun/relu.adl
+cat >kinkrun/manifest.json <<EOF
+{"suite": "t", "source": "cli tests", "entries": [
+  {"name": "relu_at", "program": "relu.adl", "function": "relu", "source": "cli tests",
+   "sizes": {"small": {"n": 3}}, "inputs": {"x": {"value": [0.8, 0.0, -1.3]}}}]}
+EOF
+"$ADLAB" check kinkrun --strategy fwdvec --no-complexity >out 2>err
+check "check with an unexpected AT-KINK exits 1" test $? -eq 1
+check "check with an unexpected AT-KINK is NOT OK" grep -q '^NOT OK: [1-9][0-9]* cell(s)' out
+cat >pvrun/manifest.json <<EOF
+{"suite": "t", "source": "cli tests", "entries": [
+  {"name": "dot", "program": "dot.adl", "function": "dot", "source": "cli tests",
+   "sizes": {"small": {"n": 3}}, "inputs": {"x": {"value": [1, 2, 3]}, "y": {"value": [4, 5, 6]}},
+   "wrt": ["x"], "expected": {"primal_values": 32.000000001}}]}
+EOF
+"$ADLAB" check pvrun --strategy fwdvec --no-complexity >out 2>err
+check "check with primal_values 1e-9 off exits 1" test $? -eq 1
+check "check with primal_values 1e-9 off is NOT OK" grep -q '^NOT OK' out
 # Nothing compared (every cell UNSUPPORTED: dualrev has no hvp) is not a pass (decision 186).
 mkdir -p hvponly
 cp good/dot.adl hvponly/dot.adl
