@@ -1386,46 +1386,39 @@ HarnessResult run_leniency(const std::vector<std::string>& strategies,
   return run_harness({ir::load_manifest(manifest)}, o);
 }
 
+// `right` passes entry `e` and `wrong` fails it (the checker caught the corruption)
+void check_caught(const nlohmann::json& e, const std::string& right, const std::string& wrong) {
+  const std::string name = e["name"];
+  HarnessResult r =
+      run_leniency({right, wrong}, tiny_suite().write_manifest("lenient_" + name, {e}));
+  check_passes(cell(r, "/" + name, right));
+  const Cell& c = cell(r, "/" + name, wrong);
+  INFO(describe(c));
+  CHECK(c.status == Status::Fail);
+}
+
 // mutant C08: the plain random direction dropped for exact strategies (decision 202)
 TEST_CASE("a jvp error beside a 1e14 column entry fails beyond 32 inputs", "[unit]") {
-  nlohmann::json e = entry("bigcol", "bigcol", 40, {{"x", normal()}}, "jvp");
-  HarnessResult r = run_leniency({"test_oracle", "lenient_bigcol_dy1dx0"},
-                                 tiny_suite().write_manifest("lenient_bigcol", {e}));
-  check_passes(cell(r, "/bigcol", "test_oracle"));
-  INFO(describe(cell(r, "/bigcol", "lenient_bigcol_dy1dx0")));
-  CHECK(cell(r, "/bigcol", "lenient_bigcol_dy1dx0").status == Status::Fail);
+  check_caught(entry("bigcol", "bigcol", 40, {{"x", normal()}}, "jvp"), "test_oracle",
+               "lenient_bigcol_dy1dx0");
 }
 
 // mutant C09: weight 0 for a column no path reaches in the equilibrated direction (decision 205)
 TEST_CASE("a jvp entry of an unreached column fails beyond 32 inputs", "[unit]") {
-  nlohmann::json e = entry("zcol", "zcol", 40, {{"x", normal()}, {"z", normal()}}, "jvp");
-  HarnessResult r = run_leniency({"test_oracle", "lenient_zcol_dz"},
-                                 tiny_suite().write_manifest("lenient_zcol", {e}));
-  check_passes(cell(r, "/zcol", "test_oracle"));
-  INFO(describe(cell(r, "/zcol", "lenient_zcol_dz")));
-  CHECK(cell(r, "/zcol", "lenient_zcol_dz").status == Status::Fail);
+  check_caught(entry("zcol", "zcol", 40, {{"x", normal()}, {"z", normal()}}, "jvp"), "test_oracle",
+               "lenient_zcol_dz");
 }
 
 // mutant C12: integer results not compared
 TEST_CASE("a wrong integer primal result fails", "[unit]") {
-  nlohmann::json e = entry("ires", "ires", 3, {{"x", normal()}, {"k", {{"value", 4}}}}, "jacobian");
-  HarnessResult r = run_leniency({"test_oracle", "lenient_ires_int_result"},
-                                 tiny_suite().write_manifest("lenient_ires", {e}));
-  check_passes(cell(r, "/ires", "test_oracle"));
-  const Cell& c = cell(r, "/ires", "lenient_ires_int_result");
-  INFO(describe(c));
-  CHECK(c.status == Status::Fail);
+  check_caught(entry("ires", "ires", 3, {{"x", normal()}, {"k", {{"value", 4}}}}, "jacobian"),
+               "test_oracle", "lenient_ires_int_result");
 }
 
 // mutant C05: the df (gradient . v) an hvp returns not judged
 TEST_CASE("an hvp whose df is wrong fails though its gradient and Hv are right", "[unit]") {
-  nlohmann::json e = entry("sinx_hvp", "sinx", 5, {{"x", normal()}}, "hvp");
-  HarnessResult r = run_leniency({"fwdvec", "lenient_hvp_wrong_df"},
-                                 tiny_suite().write_manifest("lenient_hvp", {e}));
-  check_passes(cell(r, "/sinx_hvp", "fwdvec"));
-  const Cell& c = cell(r, "/sinx_hvp", "lenient_hvp_wrong_df");
-  INFO(describe(c));
-  CHECK(c.status == Status::Fail);
+  check_caught(entry("sinx_hvp", "sinx", 5, {{"x", normal()}}, "hvp"), "fwdvec",
+               "lenient_hvp_wrong_df");
 }
 
 // mutant H03: ok() ignores the adjoint tests
