@@ -297,6 +297,17 @@ class Lowerer {
     return m.empty() ? e : flatten_reads(substitute(e, m));
   }
 
+  // A comparison of numbers only: it reads a scalar `let` and no index in scope (`i == q` with q
+  // a let stays an index predicate, for the rules that solve it, and is declined as before).
+  bool reads_scalar_let(Expr e, const Scope& s) const {
+    bool reads = false;
+    for (auto v : free_vars(e)) {
+      if (binds(s, v)) return false;
+      reads = reads || (env_.count(v) && v->type.rank() == 0);
+    }
+    return reads;
+  }
+
   static bool binds(const Scope& s, Expr v) {
     return std::any_of(s.binders.begin(), s.binders.end(),
                        [&](const Binder& b) { return b.var == v; });
@@ -325,6 +336,10 @@ class Lowerer {
         return Binary::make(b->op, lower_cond(b->a, s), lower_cond(b->b, s));
       if (is_comparison(b->op) && is_float(b->a->type.elem))
         return Binary::make(b->op, lower(b->a, s, false), lower(b->b, s, false));
+      // a comparison reading a scalar integer `let` compares numbers, not indices (the flag
+      // `taken == 1` of iverson's own gradient program, differentiated again for hvp)
+      if (is_comparison(b->op) && reads_scalar_let(c, s))
+        return Binary::make(b->op, lower_int_number(b->a, s), lower_int_number(b->b, s));
     }
     if (auto* u = c.as<Unary>(); u && u->op == UnaryOp::Not)
       return Unary::make(UnaryOp::Not, lower_cond(u->a, s));

@@ -12,6 +12,7 @@
 #include "ir/builder.h"
 #include "ir/interp/interpreter.h"
 #include "ir/syntax/printer.h"
+#include "ir/tensor/tensor_ops.h"
 
 using namespace adlab;
 using namespace adlab::ad;
@@ -367,15 +368,33 @@ TEST_CASE(
 
 TEST_CASE("iverson hvp: a decline met in its own gradient program says so (decision 250)",
           "[unit]") {
-  // the gradient program of a scalar select reads its flag `taken` in a bracket, which the
-  // forward pass declines; the user's program has no such construct
-  ir::Module m =
-      ir::parse_module("func f(x: f64, y: f64) -> f64 { return select(y > 10, y, 0) * x }");
+  // the gradient program of a select under a sum reads its flag `taken[i]` in a bracket, a
+  // data-dependent index that the forward pass declines; the user's program has no such read
+  ir::Module m = ir::parse_module(
+      "func f(x: f64[n]) -> f64 { return sum[i < n] select(x[i] > 0, x[i] * x[i], 0) }");
   try {
     strategy().differentiate(m.functions.back(), Request{{}, Mode::Hvp, ""});
     FAIL("expected a decline");
   } catch (const Unsupported& u) {
     REQUIRE(u.notes().size() == 1);
     CHECK_THAT(u.notes()[0], Catch::Contains("iverson's own gradient program"));
+  }
+}
+
+TEST_CASE("iverson hvp through a scalar select: the flag `taken` compares numbers (decision 250)",
+          "[unit]") {
+  // f = select(y > 10, y, 0) * x: H = [[0, 1], [1, 0]] where y > 10, 0 elsewhere; the scalar
+  // flag of the gradient program was declined as "an index computed by a `let`"
+  ir::Module m =
+      ir::parse_module("func f(x: f64, y: f64) -> f64 { return select(y > 10, y, 0) * x }");
+  Derivative d = strategy().differentiate(m.functions.back(), Request{{}, Mode::Hvp, ""});
+  for (double y : {11.0, 0.5}) {
+    INFO("y = " << y);
+    auto out = d.executable("interp", {})
+                   ->run({ir::dense_f64({}, {-2.0}), ir::dense_f64({}, {y}),
+                          ir::dense_f64({}, {1.0}), ir::dense_f64({}, {3.0})});
+    REQUIRE(out.size() >= 2);
+    CHECK(out[out.size() - 2].values.at(0) == (y > 10 ? 3.0 : 0.0));  // (H v)_x = v_y
+    CHECK(out.back().values.at(0) == (y > 10 ? 1.0 : 0.0));           // (H v)_y = v_x
   }
 }
