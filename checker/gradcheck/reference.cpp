@@ -77,6 +77,7 @@ class Evaluator {
     scatter_into(in_, x, args);
     auto out = interp_.run_tensors(f_, args);
     branches_ = interp_.kink().branches;
+    branch_points_ = interp_.kink().branch_points;
     std::vector<mp50> flat;
     for (const auto& t : out)
       if (ir::is_float(t.elem)) flat.insert(flat.end(), t.values.begin(), t.values.end());
@@ -84,9 +85,11 @@ class Evaluator {
   }
 
   std::uint64_t branches() const { return branches_; }
+  std::uint64_t branch_points() const { return branch_points_; }
 
  private:
   std::uint64_t branches_ = 0;
+  std::uint64_t branch_points_ = 0;
   const ir::Function& f_;
   const MpTensors& base_;
   const Layout& in_;
@@ -225,21 +228,33 @@ Reference reference_jacobian(const ir::Function& f, const std::vector<ir::Tensor
     auto column = [&](mp50 h, int levels, std::vector<mp50>& value, std::vector<double>& resolution,
                       std::vector<double>& error) {
       std::vector<std::vector<mp50>> d(static_cast<std::size_t>(levels));
+      // |one-sided slope to the right - to the left| per level, where a branch point's base
+      // left 0 (decision 249)
+      std::vector<std::vector<double>> slope_gap;
       std::vector<double> seen(m, 0.0);
       std::vector<bool> finite(m, true);
       for (std::size_t i = 0; i < m; ++i) seen[i] = std::fabs(ir::math::to_double(r.primal[i]));
+      auto note_change = [&](const std::string& why) {
+        if (changed.exchange(true)) return;
+        std::lock_guard lock(note_mutex);
+        r.branch_note = "moving input coordinate " + std::to_string(j) + " by " +
+                        step_text(ir::math::to_double(h)) + why;
+      };
       for (int level = 0; level < levels; ++level, h /= 2) {
         std::vector<mp50> x = p.x0;
         x[j] = p.x0[j] + h;
         auto plus = ev.at(x);
         bool flip = ev.branches() != r.kink.branches;
+        bool moved_off_zero = ev.branch_points() != r.kink.branch_points;
         x[j] = p.x0[j] - h;
         auto minus = ev.at(x);
         flip = flip || ev.branches() != r.kink.branches;
-        if (flip && !changed.exchange(true)) {
-          std::lock_guard lock(note_mutex);
-          r.branch_note = "moving input coordinate " + std::to_string(j) + " by " +
-                          step_text(ir::math::to_double(h)) + " changes a branch";
+        moved_off_zero = moved_off_zero || ev.branch_points() != r.kink.branch_points;
+        if (flip) note_change(" changes a branch");
+        if (moved_off_zero && plus.size() == m && minus.size() == m) {
+          auto& gaps = slope_gap.emplace_back(m, 0.0);
+          for (std::size_t i = 0; i < m; ++i)
+            gaps[i] = std::fabs(ir::math::to_double((plus[i] - 2 * r.primal[i] + minus[i]) / h));
         }
         if (plus.size() != m || minus.size() != m)
           throw Error(
@@ -257,6 +272,19 @@ Reference reference_jacobian(const ir::Function& f, const std::vector<ir::Tensor
       }
       evaluations += 2 * static_cast<std::size_t>(levels);
       const mp50 h_last = h * 2;  // the smallest step taken
+      // A base moved off 0 is a kink where the one-sided slopes stay apart as the step halves
+      // (|x|: 2 at every step), not where their gap shrinks with it (x^2 = sqrt(x^4): 2 h,
+      // x |x|: 0); |x|^1.5's gap shrinks by 2^-0.5 per halving. Every level must have moved it.
+      if (static_cast<int>(slope_gap.size()) == levels && levels > 1)
+        for (std::size_t i = 0; i < m; ++i) {
+          const double first = slope_gap.front()[i], last = slope_gap.back()[i];
+          const double noise = mp_resolution(std::max(seen[i], 1e-300), h_last);
+          if (!(first <= noise) && !(last <= 0.8 * first)) {
+            h = h_last;
+            note_change(" moves a branch point's base off 0 where the one-sided slopes differ");
+            break;
+          }
+        }
       value.resize(m);
       resolution.resize(m);
       error.resize(m);

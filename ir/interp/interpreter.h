@@ -41,8 +41,11 @@ struct KinkReport {
   // floor/round/i64 values). Two runs with equal hashes took the same smooth piece, so a
   // finite-difference stencil whose runs all match the base run crossed no switch.
   std::uint64_t branches = 0;
-  // The first sqrt (or pow below an exponent of 1) evaluated at exactly 0, named when a stencil
-  // moves it off 0 (decision 249): a branch point, not a switch, so it has no margin.
+  // The same for branch points apart: whether each sqrt's (pow's, below an exponent of 1) base
+  // is exactly 0. A stencil that changes only these moved a base off 0, which is a kink only
+  // where the function's one-sided slopes differ (|x| = sqrt(x x), not x^2 = sqrt(x^4);
+  // decision 249). The first such node evaluated at 0, for the note; no margin.
+  std::uint64_t branch_points = 0;
   Expr branch_point;
 };
 

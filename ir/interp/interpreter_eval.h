@@ -72,14 +72,13 @@ T Interpreter<T>::Impl::scalar(Expr e) {
         if (p->op == PrimOp::Round && rgap > 0) note_kink(rgap, e, "round");
         if (p->op == PrimOp::Min || p->op == PrimOp::Max) note_branch(y < x);
         if (p->op == PrimOp::Abs) note_branch(x < T(0));
-        // sqrt at 0 and pow at a base of 0 below an exponent of 1 have no derivative (|x| =
-        // sqrt(x x), |x|^0.5) unless the argument stays exactly 0 nearby (sqrt(max(x, 0)) at
-        // x < 0, where forward mode gives 0 by decision 247); a stencil that moves it off 0
-        // changes this decision, so the entry is AT-KINK there (decision 249)
-        const bool branch_point =
-            x == T(0) && (p->op == PrimOp::Sqrt || (p->op == PrimOp::Pow && y < T(1) && y != T(0)));
-        if (p->op == PrimOp::Sqrt || p->op == PrimOp::Pow) note_branch(branch_point);
-        if (branch_point && !kink.branch_point.defined()) kink.branch_point = e;
+        // sqrt at 0 and pow at a base of 0 below an exponent of 1 may have no derivative (|x| =
+        // sqrt(x x), |x|^0.5) where a stencil moves the base off 0; a base that stays 0
+        // (sqrt(max(x, 0)) at x < 0) is flat (decision 249). Only a base that is an operand
+        // can move: pow(0, y) stays 0^y
+        if (p->op == PrimOp::Sqrt) note_branch_point(x == T(0), e);
+        if (p->op == PrimOp::Pow && !p->args[0].as<Literal>())
+          note_branch_point(x == T(0) && y < T(1) && y != T(0), e);
         if (p->op == PrimOp::Floor || p->op == PrimOp::Round)
           note_branch(static_cast<std::int64_t>(
               std::floor(math::to_double(x) + (p->op == PrimOp::Round ? 0.5 : 0.0))));

@@ -56,9 +56,14 @@ struct Interpreter<T>::Impl {
     }
   }
   // Folds one non-smooth decision into the branch hash (KinkReport::branches).
-  void note_branch(std::int64_t decision) {
-    kink.branches = (kink.branches ^ static_cast<std::uint64_t>(decision)) * 0x100000001b3ULL +
-                    0x9e3779b97f4a7c15ULL;
+  void note_branch(std::int64_t decision) { fold(kink.branches, decision); }
+  // Whether a branch point's base is exactly 0 (KinkReport::branch_points).
+  void note_branch_point(bool at_zero, Expr at) {
+    fold(kink.branch_points, at_zero);
+    if (at_zero && !kink.branch_point.defined()) kink.branch_point = at;
+  }
+  static void fold(std::uint64_t& hash, std::int64_t decision) {
+    hash = (hash ^ static_cast<std::uint64_t>(decision)) * 0x100000001b3ULL + 0x9e3779b97f4a7c15ULL;
   }
   static double rel_gap(const T& a, const T& b) {
     double x = math::to_double(a), y = math::to_double(b);
