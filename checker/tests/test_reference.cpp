@@ -479,6 +479,42 @@ TEST_CASE("a comparison or a max at an exact tie reports margin 0", "[unit]") {
   }
 }
 
+// A near switch that the stencil does not cross is seen only through its margin: each kind of
+// switch must report it, not inf (decision 253: a mutation audit found no test for max/min
+// reductions, scans, floor and i64 conversions)
+TEST_CASE("a near max reduction or scan max or floor or i64 conversion reports its margin",
+          "[unit]") {
+  SECTION("max[i < n] x[i] at (1, 1 + 2^-30)") {
+    auto f = parse("func r(x: f64[n]) -> f64 {\n  return max[i < n] x[i]\n}\n", "r");
+    Reference r = reference_jacobian(*f, {vec({1.0, 1.0 + 0x1p-30})}, {});
+    INFO("margin " << r.kink.margin << ", what " << r.kink.what);
+    CHECK(r.kink.margin < 1e-8);
+    CHECK(r.kink.what == "max reduction");
+  }
+  SECTION("scan[i < n] (max) x[i] at (1, 1 + 2^-30)") {
+    auto f = parse(
+        "func s(x: f64[n]) -> f64 {\n  return sum[i < n] (scan[j < n] (max) x[j])[i]\n}\n", "s");
+    Reference r = reference_jacobian(*f, {vec({1.0, 1.0 + 0x1p-30})}, {});
+    INFO("margin " << r.kink.margin << ", what " << r.kink.what);
+    CHECK(r.kink.margin < 1e-8);
+    CHECK(r.kink.what == "scan max/min");
+  }
+  SECTION("i64(x) at 3 + 2^-30") {
+    auto f = parse("func c(x: f64) -> f64 {\n  return x * f64(i64(x))\n}\n", "c");
+    Reference r = reference_jacobian(*f, {scalar(3.0 + 0x1p-30)}, {});
+    INFO("margin " << r.kink.margin << ", what " << r.kink.what);
+    CHECK(r.kink.margin < 1e-8);
+    CHECK(r.kink.what == "i64 conversion");
+  }
+  SECTION("floor(x) at 3 + 2^-30") {
+    auto f = parse("func fl(x: f64) -> f64 {\n  return x * floor(x)\n}\n", "fl");
+    Reference r = reference_jacobian(*f, {scalar(3.0 + 0x1p-30)}, {});
+    INFO("margin " << r.kink.margin << ", what " << r.kink.what);
+    CHECK(r.kink.margin < 1e-8);
+    CHECK(r.kink.what == "floor");
+  }
+}
+
 }  // namespace
 }  // namespace adlab::checker
 

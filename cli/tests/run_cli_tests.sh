@@ -287,6 +287,69 @@ EOF
 "$ADLAB" check hvponly --strategy dualrev >out 2>err
 check "check that compared nothing exits 1" test $? -eq 1
 check "check that compared nothing says so" grep -qF "NOTHING CHECKED: every selected cell is UNSUPPORTED" out
+# A run with a FAILed cell, a PASSed cell, a wrong closed form, a FAILed adjoint test, a real
+# AT-KINK and a ratio over an unclaimed bound reports each as such in the table, the summary and
+# the JSON (decision 253: a mutation audit of the report layer; each check fails under one of
+# its 16 mutants, none of which moved the exit code).
+# fd's central difference of exp(5000 x) is 9.6e-5 off (h = cbrt(u) = 4.8e-6: (5000 h)^2/6), over
+# its floor 1e-5; dualrev passes; the closed form is 5005/5000 too large; relu at an exact 0.
+mkdir -p fdfail
+cat >fdfail/steep.adl <<'EOF'
+func steep(x: f64[n]) -> f64 {
+  return sum[i < n] exp(5000 * x[i])
+}
+func steep_wrong_grad(x: f64[n]) -> f64[n] {
+  return gen[i < n] 5005 * exp(5000 * x[i])
+}
+func relu(x: f64[n]) -> f64 {
+  return sum[i < n] select(x[i] > 0, x[i], 0)
+}
+EOF
+cat >fdfail/manifest.json <<EOF
+{"suite": "t", "source": "cli tests", "entries": [
+  {"name": "steep", "program": "steep.adl", "function": "steep", "source": "cli tests",
+   "sizes": {"small": {"n": 2}}, "inputs": {"x": {"value": [0.01, 0.02]}},
+   "expected": {"gradient": "steep_wrong_grad"}},
+  {"name": "relu", "program": "steep.adl", "function": "relu", "source": "cli tests",
+   "sizes": {"small": {"n": 3}}, "inputs": {"x": {"value": [0.8, 0.0, -1.3]}}}]}
+EOF
+"$ADLAB" check fdfail --strategy fd --strategy dualrev --json fdfail.json >out 2>err
+check "check with a FAILed cell exits 1" test $? -eq 1
+check "check prints the FAILed cell FAIL" grep -qE '^t/steep +fd +engine/interp +gradient +FAIL +9\.6[0-9]e-05 +1\.00e-05' out
+check "check prints why the cell failed" grep -qF '    relative error 9.6' out
+check "check prints the passing cell PASS" grep -qE '^t/steep +dualrev +engine/interp +gradient +PASS ' out
+check "check prints a real AT-KINK unstarred" grep -qE '^t/relu +fd +engine/interp +gradient +AT-KINK +-' out
+check "check prints the FAILed adjoint test" grep -qE '^adjoint test t/steep \(fd / fd\): FAIL ' out
+check "check's summary counts each status" \
+  grep -qxF "2 entries, 4 cells: 2 AT-KINK 1 FAIL 1 PASS; closed forms 0/1 pass; adjoint tests 1/2 pass" out
+check "check's last line counts what failed" \
+  grep -qxF "NOT OK: 3 cell(s), 1 closed form(s) and 1 adjoint test(s) did not pass" out
+# The JSON, keys sorted, compacted: the fd cell FAIL with its error and tolerance in their fields.
+tr -d ' \n' <fdfail.json >fdfail.txt
+check "check --json: the fd cell FAILs" grep -qE \
+  '"entry":"t/steep","got":[^,]+,"mode":"gradient","seconds":[^,]+,"status":"FAIL","strategy":"fd","tolerance":1e-05,"unresolved":0,"want":[^,]+,"where":"x\[1\]","worst_error":9\.6[0-9]*e-05\}' fdfail.txt
+check "check --json: the closed form FAILs" grep -qF '"function":"steep_wrong_grad","status":"FAIL"' fdfail.txt
+check "check --json: the fd/fd adjoint test FAILs" grep -qE '"reverse":"fd","rhs":[^,]+,"status":"FAIL"' fdfail.txt
+check "check --json: 4 cells" test "$(grep -o '"backend":' fdfail.txt | wc -l)" -eq 4
+check "check --json: no AT-KINK is marked expected" bash -c "! grep -q '\"expected\":' fdfail.txt"
+check "check --json: a cell within its bound says so" grep -qF '"ratio":5.0,"within_bound":true' fdfail.txt
+check "check --json: summary" grep -qF '"summary":{"adjoint_tests":{"FAIL":1,"PASS":1},"cells":{"AT-KINK":2,"FAIL":1,"PASS":1},"closed_forms":{"FAIL":1},"compared":7,"ok":false}' fdfail.txt
+# A ratio over a bound the strategy does not claim (scatter): shown with `!`, and false in the JSON.
+mkdir -p bound
+cat >bound/dot.adl <<'EOF'
+func dot(x: f64[n], y: f64[n]) -> f64 {
+  return sum[i < n] x[i] * y[i]
+}
+EOF
+cat >bound/manifest.json <<EOF
+{"suite": "t", "source": "cli tests", "entries": [
+  {"name": "dot", "program": "dot.adl", "function": "dot", "source": "cli tests",
+   "sizes": {"small": {"n": 3}, "full": {"n": 8}}, "cost_bound": 1,
+   "inputs": {"x": {"value": [1, 2, 3]}, "y": {"value": [4, 5, 6]}}}]}
+EOF
+"$ADLAB" check bound --strategy scatter --json bound.json >out 2>err
+check "check marks a ratio over an unclaimed bound" grep -qE '^t/dot +scatter +interp +gradient +PASS .* 2\.2! ' out
+check "check --json: a ratio over its bound is not within it" grep -qF '"ratio":2.2,"within_bound":false' <(tr -d ' \n' <bound.json)
 # An i64 size parameter read from a file is that size: a different --size is an error.
 printf 'func sp(k: i64, x: f64[k]) -> f64 {\n  return sum[i < k] x[i]\n}\n' >sp.adl
 echo '3' >k3.json
