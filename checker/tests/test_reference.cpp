@@ -484,34 +484,28 @@ TEST_CASE("a comparison or a max at an exact tie reports margin 0", "[unit]") {
 // reductions, scans, floor and i64 conversions)
 TEST_CASE("a near max reduction or scan max or floor or i64 conversion reports its margin",
           "[unit]") {
-  SECTION("max[i < n] x[i] at (1, 1 + 2^-30)") {
-    auto f = parse("func r(x: f64[n]) -> f64 {\n  return max[i < n] x[i]\n}\n", "r");
-    Reference r = reference_jacobian(*f, {vec({1.0, 1.0 + 0x1p-30})}, {});
-    INFO("margin " << r.kink.margin << ", what " << r.kink.what);
+  struct NearSwitch {
+    const char* source;
+    const char* name;
+    ir::Tensor at;  // 2^-30 from the switch
+    const char* what;
+  };
+  const NearSwitch cases[] = {
+      {"func r(x: f64[n]) -> f64 {\n  return max[i < n] x[i]\n}\n", "r", vec({1.0, 1.0 + 0x1p-30}),
+       "max reduction"},
+      {"func s(x: f64[n]) -> f64 {\n  return sum[i < n] (scan[j < n] (max) x[j])[i]\n}\n", "s",
+       vec({1.0, 1.0 + 0x1p-30}), "scan max/min"},
+      {"func c(x: f64) -> f64 {\n  return x * f64(i64(x))\n}\n", "c", scalar(3.0 + 0x1p-30),
+       "i64 conversion"},
+      {"func fl(x: f64) -> f64 {\n  return x * floor(x)\n}\n", "fl", scalar(3.0 + 0x1p-30),
+       "floor"},
+  };
+  for (const auto& c : cases) {
+    auto f = parse(c.source, c.name);
+    Reference r = reference_jacobian(*f, {c.at}, {});
+    INFO(c.what << ": margin " << r.kink.margin << ", what " << r.kink.what);
     CHECK(r.kink.margin < 1e-8);
-    CHECK(r.kink.what == "max reduction");
-  }
-  SECTION("scan[i < n] (max) x[i] at (1, 1 + 2^-30)") {
-    auto f = parse(
-        "func s(x: f64[n]) -> f64 {\n  return sum[i < n] (scan[j < n] (max) x[j])[i]\n}\n", "s");
-    Reference r = reference_jacobian(*f, {vec({1.0, 1.0 + 0x1p-30})}, {});
-    INFO("margin " << r.kink.margin << ", what " << r.kink.what);
-    CHECK(r.kink.margin < 1e-8);
-    CHECK(r.kink.what == "scan max/min");
-  }
-  SECTION("i64(x) at 3 + 2^-30") {
-    auto f = parse("func c(x: f64) -> f64 {\n  return x * f64(i64(x))\n}\n", "c");
-    Reference r = reference_jacobian(*f, {scalar(3.0 + 0x1p-30)}, {});
-    INFO("margin " << r.kink.margin << ", what " << r.kink.what);
-    CHECK(r.kink.margin < 1e-8);
-    CHECK(r.kink.what == "i64 conversion");
-  }
-  SECTION("floor(x) at 3 + 2^-30") {
-    auto f = parse("func fl(x: f64) -> f64 {\n  return x * floor(x)\n}\n", "fl");
-    Reference r = reference_jacobian(*f, {scalar(3.0 + 0x1p-30)}, {});
-    INFO("margin " << r.kink.margin << ", what " << r.kink.what);
-    CHECK(r.kink.margin < 1e-8);
-    CHECK(r.kink.what == "floor");
+    CHECK(r.kink.what == c.what);
   }
 }
 
