@@ -147,6 +147,22 @@ double mp_resolution(double f, const mp50& h) {
   return ir::math::to_double(mp50(kMpResolution) * mp50(f) / h);
 }
 
+// A base moved off 0 is a kink where the one-sided slopes stay apart as the step halves (|x|:
+// 2 at every step), not where their gap shrinks with it (x^2 = sqrt(x^4): 2 h, x |x|: 0);
+// |x|^1.5's gap shrinks by 2^-0.5 per halving. `gaps`: |right slope - left slope| per level and
+// result entry, for the levels whose stencil moved a base off 0; every level must have
+// (decision 249).
+bool slopes_stay_apart(const std::vector<std::vector<double>>& gaps,
+                       const std::vector<double>& seen, const mp50& h_last, int levels) {
+  if (static_cast<int>(gaps.size()) != levels || levels < 2) return false;
+  for (std::size_t i = 0; i < seen.size(); ++i) {
+    const double first = gaps.front()[i], last = gaps.back()[i];
+    const double noise = mp_resolution(std::max(seen[i], 1e-300), h_last);
+    if (!(first <= noise) && !(last <= 0.8 * first)) return true;
+  }
+  return false;
+}
+
 // An extrapolated estimate's whole error: its resolution, or the truncation it improves on (the
 // change from one Richardson level fewer); infinite where the estimate or a stencil value is not
 // finite (decisions 224, 227, 228).
@@ -272,19 +288,10 @@ Reference reference_jacobian(const ir::Function& f, const std::vector<ir::Tensor
       }
       evaluations += 2 * static_cast<std::size_t>(levels);
       const mp50 h_last = h * 2;  // the smallest step taken
-      // A base moved off 0 is a kink where the one-sided slopes stay apart as the step halves
-      // (|x|: 2 at every step), not where their gap shrinks with it (x^2 = sqrt(x^4): 2 h,
-      // x |x|: 0); |x|^1.5's gap shrinks by 2^-0.5 per halving. Every level must have moved it.
-      if (static_cast<int>(slope_gap.size()) == levels && levels > 1)
-        for (std::size_t i = 0; i < m; ++i) {
-          const double first = slope_gap.front()[i], last = slope_gap.back()[i];
-          const double noise = mp_resolution(std::max(seen[i], 1e-300), h_last);
-          if (!(first <= noise) && !(last <= 0.8 * first)) {
-            h = h_last;
-            note_change(" moves a branch point's base off 0 where the one-sided slopes differ");
-            break;
-          }
-        }
+      if (slopes_stay_apart(slope_gap, seen, h_last, levels)) {
+        h = h_last;
+        note_change(" moves a branch point's base off 0 where the one-sided slopes differ");
+      }
       value.resize(m);
       resolution.resize(m);
       error.resize(m);
@@ -324,6 +331,42 @@ Reference reference_jacobian(const ir::Function& f, const std::vector<ir::Tensor
       r.resolution[i * n + j] = resolution[i];
     }
   });
+  // A branch point that no single coordinate moves off 0 can still be a cusp: sqrt(x y) at the
+  // origin is |t| along (1, 1). Every coordinate stepped together, once (decision 249)
+  if (!changed && r.kink.branch_point.defined() && n > 1) {
+    Evaluator ev(f, p.base, p.in, o);
+    mp50 largest = 0;
+    for (const auto& x : p.x0) largest = std::max(largest, mp50(boost::multiprecision::abs(x)));
+    mp50 h = step_for(largest, o.step);
+    std::vector<std::vector<double>> gaps;
+    std::vector<double> seen(m, 0.0);
+    for (std::size_t i = 0; i < m; ++i) seen[i] = std::fabs(ir::math::to_double(r.primal[i]));
+    for (int level = 0; level < o.levels; ++level, h /= 2) {
+      std::vector<mp50> up = p.x0, down = p.x0;
+      for (std::size_t k = 0; k < n; ++k) {
+        up[k] += h;
+        down[k] -= h;
+      }
+      auto plus = ev.at(up);
+      bool moved = ev.branch_points() != r.kink.branch_points;
+      auto minus = ev.at(down);
+      moved = moved || ev.branch_points() != r.kink.branch_points;
+      if (!moved || plus.size() != m || minus.size() != m) break;
+      auto& g = gaps.emplace_back(m, 0.0);
+      for (std::size_t i = 0; i < m; ++i) {
+        g[i] = std::fabs(ir::math::to_double((plus[i] - 2 * r.primal[i] + minus[i]) / h));
+        seen[i] = std::max({seen[i], std::fabs(ir::math::to_double(plus[i])),
+                            std::fabs(ir::math::to_double(minus[i]))});
+      }
+    }
+    evaluations += 2 * static_cast<std::size_t>(o.levels);
+    if (slopes_stay_apart(gaps, seen, h * 2, o.levels)) {
+      changed = true;
+      r.branch_note = "moving every input coordinate together by " +
+                      step_text(ir::math::to_double(h * 2)) +
+                      " moves a branch point's base off 0 where the one-sided slopes differ";
+    }
+  }
   r.branch_change = changed;
   r.evaluations = evaluations;
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
