@@ -163,6 +163,16 @@ bool slopes_stay_apart(const std::vector<std::vector<double>>& gaps,
   return false;
 }
 
+// |one-sided slope to the right - to the left| per result entry of a stencil x0 +- h v:
+// (f(x0 + h v) - 2 f(x0) + f(x0 - h v)) / h
+std::vector<double> slope_gaps(const std::vector<mp50>& plus, const std::vector<mp50>& minus,
+                               const std::vector<mp50>& primal, const mp50& h) {
+  std::vector<double> g(primal.size(), 0.0);
+  for (std::size_t i = 0; i < g.size(); ++i)
+    g[i] = std::fabs(ir::math::to_double((plus[i] - 2 * primal[i] + minus[i]) / h));
+  return g;
+}
+
 // An extrapolated estimate's whole error: its resolution, or the truncation it improves on (the
 // change from one Richardson level fewer); infinite where the estimate or a stencil value is not
 // finite (decisions 224, 227, 228).
@@ -267,11 +277,8 @@ Reference reference_jacobian(const ir::Function& f, const std::vector<ir::Tensor
         flip = flip || ev.branches() != r.kink.branches;
         moved_off_zero = moved_off_zero || ev.branch_points() != r.kink.branch_points;
         if (flip) note_change(" changes a branch");
-        if (moved_off_zero && plus.size() == m && minus.size() == m) {
-          auto& gaps = slope_gap.emplace_back(m, 0.0);
-          for (std::size_t i = 0; i < m; ++i)
-            gaps[i] = std::fabs(ir::math::to_double((plus[i] - 2 * r.primal[i] + minus[i]) / h));
-        }
+        if (moved_off_zero && plus.size() == m && minus.size() == m)
+          slope_gap.push_back(slope_gaps(plus, minus, r.primal, h));
         if (plus.size() != m || minus.size() != m)
           throw Error(
               "the number of result entries changes under perturbation (a value-dependent "
@@ -352,12 +359,10 @@ Reference reference_jacobian(const ir::Function& f, const std::vector<ir::Tensor
       auto minus = ev.at(down);
       moved = moved || ev.branch_points() != r.kink.branch_points;
       if (!moved || plus.size() != m || minus.size() != m) break;
-      auto& g = gaps.emplace_back(m, 0.0);
-      for (std::size_t i = 0; i < m; ++i) {
-        g[i] = std::fabs(ir::math::to_double((plus[i] - 2 * r.primal[i] + minus[i]) / h));
+      gaps.push_back(slope_gaps(plus, minus, r.primal, h));
+      for (std::size_t i = 0; i < m; ++i)
         seen[i] = std::max({seen[i], std::fabs(ir::math::to_double(plus[i])),
                             std::fabs(ir::math::to_double(minus[i]))});
-      }
     }
     evaluations += 2 * static_cast<std::size_t>(o.levels);
     if (slopes_stay_apart(gaps, seen, h * 2, o.levels)) {
