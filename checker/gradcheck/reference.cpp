@@ -7,11 +7,15 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <exception>
 #include <limits>
 #include <mutex>
+#include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "ad/strategy.h"
 #include "ir/context.h"
@@ -189,6 +193,38 @@ bool is_tiny(const mp50& x) {
   return ax > 0 && ax < kRelativeStepBelow;
 }
 
+// The directions a cusp no single coordinate shows is looked for along (decision 254): every
+// coordinate together, alternating signs, and two seeded pseudo-random directions with entries in
+// [-1, 1] (a cusp seen along some direction is seen along almost every direction, unless its base
+// is clipped to a cone, which each random direction hits with a fixed chance).
+std::vector<std::pair<std::string, std::vector<double>>> cusp_directions(std::size_t n) {
+  std::vector<std::pair<std::string, std::vector<double>>> d;
+  d.emplace_back("(1, ..., 1)", std::vector<double>(n, 1.0));
+  std::vector<double> alternating(n);
+  for (std::size_t k = 0; k < n; ++k) alternating[k] = k % 2 == 0 ? 1.0 : -1.0;
+  d.emplace_back("(1, -1, 1, ...)", alternating);
+  std::uint64_t state = 0x9e3779b97f4a7c15ULL;  // splitmix64, fixed seed: runs are reproducible
+  auto next = [&state] {
+    std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  };
+  for (int k = 0; k < 2; ++k) {
+    std::vector<double> v(n);
+    // multiples of 1/64 in [-1, 1] other than 0: exact steps, every coordinate moved
+    for (auto& x : v) {
+      const auto u = static_cast<int>(next() % 128);
+      x = (u < 64 ? u - 64 : u - 63) / 64.0;
+    }
+    std::string text = "seeded direction " + std::to_string(k + 1) + " (";
+    for (std::size_t i = 0; i < std::min<std::size_t>(n, 4); ++i)
+      text += (i > 0 ? ", " : "") + std::to_string(static_cast<int>(v[i] * 64)) + "/64";
+    d.emplace_back(text + (n > 4 ? ", ...)" : ")"), v);
+  }
+  return d;
+}
+
 struct Prepared {
   MpTensors base;
   Layout in;
@@ -251,8 +287,9 @@ Reference reference_jacobian(const ir::Function& f, const std::vector<ir::Tensor
     // on), infinite where a stencil value or the estimate is not finite (a step that leaves
     // log's domain). The difference from the level-0 value alone overstated it by orders and
     // handed a worse step the choice (a reviewing helper; decision 227).
+    // Returns whether the stencil moved a branch point's base off 0.
     auto column = [&](mp50 h, int levels, std::vector<mp50>& value, std::vector<double>& resolution,
-                      std::vector<double>& error) {
+                      std::vector<double>& error) -> bool {
       std::vector<std::vector<mp50>> d(static_cast<std::size_t>(levels));
       // |one-sided slope to the right - to the left| per level, where a branch point's base
       // left 0 (decision 249)
@@ -310,13 +347,27 @@ Reference reference_jacobian(const ir::Function& f, const std::vector<ir::Tensor
         const mp50 coarser = est.size() > 1 ? richardson({est.begin(), est.end() - 1}) : value[i];
         error[i] = estimate_error(value[i], coarser, resolution[i], finite[i]);
       }
+      return !slope_gap.empty();
+    };
+    // Per entry, the estimate of `other` where its error estimate is smaller.
+    auto keep_better = [&](std::vector<mp50>& value, std::vector<double>& resolution,
+                           std::vector<double>& error, const std::vector<mp50>& other_value,
+                           const std::vector<double>& other_resolution,
+                           const std::vector<double>& other_error) {
+      for (std::size_t i = 0; i < m; ++i)
+        if (other_error[i] < error[i]) {
+          value[i] = other_value[i];
+          resolution[i] = other_resolution[i];
+          error[i] = other_error[i];
+        }
     };
     std::vector<mp50> value;
     std::vector<double> resolution, error;
     const bool tiny = is_tiny(p.x0[j]);
     // a tiny coordinate's two columns take one level more, for their error estimates
     const int levels = tiny ? o.levels + 1 : o.levels;
-    column(step_for(p.x0[j], o.step), levels, value, resolution, error);
+    const mp50 step = step_for(p.x0[j], o.step);
+    const bool moved_off_zero = column(step, levels, value, resolution, error);
     // A coordinate far below 1 also gets a step relative to itself, and each entry takes the
     // estimate with the smaller error estimate: the step of max(|x|, 1) cannot see x^2's
     // derivative at x = 1e-150 in 50 digits (it read 0, and every strategy FAILed; decision
@@ -327,11 +378,23 @@ Reference reference_jacobian(const ir::Function& f, const std::vector<ir::Tensor
       std::vector<double> fine_resolution, fine_error;
       column(mp50(o.step) * boost::multiprecision::abs(p.x0[j]), levels, fine_value,
              fine_resolution, fine_error);
+      keep_better(value, resolution, error, fine_value, fine_resolution, fine_error);
+    }
+    // Where the stencil moved a branch point's base off 0 and the slopes agree there, f is
+    // differentiable but not smooth: x |x| = x sqrt(x^2) at 0 has central differences h, not
+    // c h^2 + ..., so Richardson's step of 1e-12 is 3e-13 off, a false FAIL beside 0. Steps
+    // 1e-9 and 1e-18 times smaller are tried too, each entry keeping the estimate with the
+    // smallest error estimate, and that estimate is part of what the reference resolves: h / 3
+    // at the finest step, 3e-31, is no longer below a 0 beside f = 0 (decision 254).
+    if (moved_off_zero) {
+      for (const double shrink : {1e-9, 1e-18}) {
+        std::vector<mp50> fine_value;
+        std::vector<double> fine_resolution, fine_error;
+        column(step * mp50(shrink), levels, fine_value, fine_resolution, fine_error);
+        keep_better(value, resolution, error, fine_value, fine_resolution, fine_error);
+      }
       for (std::size_t i = 0; i < m; ++i)
-        if (fine_error[i] < error[i]) {
-          value[i] = fine_value[i];
-          resolution[i] = fine_resolution[i];
-        }
+        if (std::isfinite(error[i])) resolution[i] = std::max(resolution[i], error[i]);
     }
     for (std::size_t i = 0; i < m; ++i) {
       r.jacobian[i * n + j] = value[i];
@@ -339,37 +402,42 @@ Reference reference_jacobian(const ir::Function& f, const std::vector<ir::Tensor
     }
   });
   // A branch point that no single coordinate moves off 0 can still be a cusp: sqrt(x y) at the
-  // origin is |t| along (1, 1). Every coordinate stepped together, once (decision 249)
+  // origin is |t| along (1, 1), sqrt(max(-x y, 0)) along (1, -1), and pow(u^2, 1/6) with
+  // u = x y (x - y) along neither (it vanishes on both). Every coordinate is stepped together
+  // along a few fixed directions, stopping at the first that shows one (decisions 249, 254).
   if (!changed && r.kink.branch_point.defined() && n > 1) {
     Evaluator ev(f, p.base, p.in, o);
     mp50 largest = 0;
     for (const auto& x : p.x0) largest = std::max(largest, mp50(boost::multiprecision::abs(x)));
-    mp50 h = step_for(largest, o.step);
-    std::vector<std::vector<double>> gaps;
-    std::vector<double> seen(m, 0.0);
-    for (std::size_t i = 0; i < m; ++i) seen[i] = std::fabs(ir::math::to_double(r.primal[i]));
-    for (int level = 0; level < o.levels; ++level, h /= 2) {
-      std::vector<mp50> up = p.x0, down = p.x0;
-      for (std::size_t k = 0; k < n; ++k) {
-        up[k] += h;
-        down[k] -= h;
+    for (const auto& [name, v] : cusp_directions(n)) {
+      mp50 h = step_for(largest, o.step);
+      std::vector<std::vector<double>> gaps;
+      std::vector<double> seen(m, 0.0);
+      for (std::size_t i = 0; i < m; ++i) seen[i] = std::fabs(ir::math::to_double(r.primal[i]));
+      for (int level = 0; level < o.levels; ++level, h /= 2) {
+        std::vector<mp50> up = p.x0, down = p.x0;
+        for (std::size_t k = 0; k < n; ++k) {
+          up[k] += h * mp50(v[k]);
+          down[k] -= h * mp50(v[k]);
+        }
+        auto plus = ev.at(up);
+        bool moved = ev.branch_points() != r.kink.branch_points;
+        auto minus = ev.at(down);
+        moved = moved || ev.branch_points() != r.kink.branch_points;
+        evaluations += 2;
+        if (!moved || plus.size() != m || minus.size() != m) break;
+        gaps.push_back(slope_gaps(plus, minus, r.primal, h));
+        for (std::size_t i = 0; i < m; ++i)
+          seen[i] = std::max({seen[i], std::fabs(ir::math::to_double(plus[i])),
+                              std::fabs(ir::math::to_double(minus[i]))});
       }
-      auto plus = ev.at(up);
-      bool moved = ev.branch_points() != r.kink.branch_points;
-      auto minus = ev.at(down);
-      moved = moved || ev.branch_points() != r.kink.branch_points;
-      if (!moved || plus.size() != m || minus.size() != m) break;
-      gaps.push_back(slope_gaps(plus, minus, r.primal, h));
-      for (std::size_t i = 0; i < m; ++i)
-        seen[i] = std::max({seen[i], std::fabs(ir::math::to_double(plus[i])),
-                            std::fabs(ir::math::to_double(minus[i]))});
-    }
-    evaluations += 2 * static_cast<std::size_t>(o.levels);
-    if (slopes_stay_apart(gaps, seen, h * 2, o.levels)) {
-      changed = true;
-      r.branch_note = "moving every input coordinate together by " +
-                      step_text(ir::math::to_double(h * 2)) +
-                      " moves a branch point's base off 0 where the one-sided slopes differ";
+      if (slopes_stay_apart(gaps, seen, h * 2, o.levels)) {
+        changed = true;
+        r.branch_note = "moving every input coordinate together along " + name + " by " +
+                        step_text(ir::math::to_double(h * 2)) +
+                        " moves a branch point's base off 0 where the one-sided slopes differ";
+        break;
+      }
     }
   }
   r.branch_change = changed;
