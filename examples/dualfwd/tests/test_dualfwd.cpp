@@ -1,0 +1,112 @@
+// The worked example of docs/adding-a-strategy.md: `dualfwd` registered from outside ad/, then
+// checked the way any strategy is (step 5 of the tutorial).
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "checker/harness/harness.h"
+#include "examples/dualfwd/dual.h"
+#include "examples/dualfwd/dualfwd_strategy.h"
+#include "ir/suite/manifest.h"
+#include "ir/syntax/parser.h"
+
+using namespace adlab;
+using examples::dualfwd::Dual;
+
+namespace {
+
+// A strategy is registered once per process; the CLI's are in ad/strategy.cpp.
+const ad::Strategy& registered() {
+  static const ad::Strategy* s = [] {
+    ad::StrategyRegistry::instance().add(examples::dualfwd::make_dualfwd_strategy());
+    return ad::StrategyRegistry::instance().find("dualfwd");
+  }();
+  return *s;
+}
+
+std::string suites_root() {
+  return std::string(ADLAB_SOURCE_DIR) + "/suites";
+}
+
+// Every supported cell PASSes (or is a kink its entry expects), closed forms and adjoint tests
+// pass, and every UNSUPPORTED cell says it was dualfwd that declined and why.
+void check_never_wrong(const checker::HarnessResult& r, std::size_t min_pass) {
+  std::size_t pass = 0;
+  for (const auto& c : r.cells) {
+    INFO(c.entry << " " << c.mode << ": " << c.detail);
+    if (c.status == checker::Status::Pass) ++pass;
+    if (c.status == checker::Status::AtKink) CHECK(c.expected_kink);
+    if (c.status == checker::Status::Unsupported)
+      CHECK(c.detail.find("dualfwd") != std::string::npos);
+    CHECK((c.status == checker::Status::Pass || c.status == checker::Status::Unsupported ||
+           c.status == checker::Status::AtKink));
+  }
+  CHECK(pass >= min_pass);
+  for (const auto& cf : r.closed_forms) {
+    INFO(cf.entry << ": " << cf.detail);
+    CHECK(cf.status == checker::Status::Pass);
+  }
+  for (const auto& a : r.adjoints) {
+    INFO(a.entry << ": " << a.lhs << " vs " << a.rhs << " " << a.detail);
+    CHECK(a.status == checker::Status::Pass);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("dualfwd's Dual: the product and chain rules, and a zero tangent through sqrt at 0",
+          "[unit]") {
+  const Dual x(1.0, 1.0), y(2.0);  // d/dx of sin(x) y at (1, 2): 2 cos(1)
+  const Dual f = sin(x) * y;
+  CHECK(f.value() == std::sin(1.0) * 2.0);
+  CHECK(f.tangent() == std::cos(1.0) * 2.0);
+  // sqrt(max(x, 0)) at x = -1: the tangent entering sqrt is 0, its partial infinite; 0, not NaN
+  const Dual z = sqrt(Dual(0.0, 0.0));
+  CHECK(z.tangent() == 0.0);
+  CHECK(std::isinf(sqrt(Dual(0.0, 1.0)).tangent()));  // |x|'s cusp: the checker's AT-KINK
+}
+
+TEST_CASE("dualfwd through the registry: gradient, jvp and jacobian of a small function",
+          "[unit]") {
+  const ad::Strategy& s = registered();
+  auto m = ir::parse_module(
+      "func f(x: f64[2]) -> f64[2] {\n"
+      "  return gen[i < 2] x[i] * x[1 - i] + sin(x[i])\n"
+      "}\n",
+      "f.adl");
+  ad::Request req;
+  req.mode = ad::Mode::Jacobian;
+  auto exe = s.differentiate(m.functions.at(0), req).executable("interp", {});
+  ir::Tensor x;
+  x.shape = {2};
+  x.values = {0.5, 3.0};
+  auto out = exe->run({x});
+  REQUIRE(out.size() == 2);
+  // J = [[x1 + cos x0, x0], [x1, x0 + cos x1]]
+  CHECK(out[1].shape == std::vector<std::int64_t>{2, 2});
+  CHECK(out[1].values == std::vector<double>{3.0 + std::cos(0.5), 0.5, 3.0, 0.5 + std::cos(3.0)});
+  // a backend it cannot run on is declined, not silently replaced
+  CHECK_THROWS_AS(s.differentiate(m.functions.at(0), req).executable("cpu", {}),
+                  backends::Unsupported);
+}
+
+TEST_CASE("dualfwd on the primitives suite: PASS or a declared decline, never a wrong value",
+          "[unit]") {
+  registered();
+  checker::HarnessOptions o;
+  o.strategies = {"dualfwd"};
+  o.backends = {"interp"};
+  o.complexity = false;
+  auto r =
+      checker::run_harness({ir::load_manifest(suites_root() + "/primitives/manifest.json")}, o);
+  check_never_wrong(r, 100);
+}
+
+TEST_CASE("dualfwd on every suite: PASS or a declared decline, never a wrong value", "[slow]") {
+  registered();
+  checker::HarnessOptions o;
+  o.strategies = {"dualfwd"};
+  o.backends = {"interp"};
+  o.complexity = false;
+  auto r = checker::run_harness(ir::find_suites(suites_root()), o);
+  check_never_wrong(r, 400);
+}
