@@ -193,10 +193,29 @@ bool is_tiny(const mp50& x) {
   return ax > 0 && ax < kRelativeStepBelow;
 }
 
+// Aitken's delta-squared limit of difference quotients d0, d1, d2 at steps h, h/2, h/4: exact
+// for D + c h^p whatever p (x |x| at 0: p = 1; x |x|^0.5: p = 0.5), where Richardson assumes
+// p = 2 and left x |x|'s 0 at 3.3e-13. Applied only where the second difference stands above the
+// quotients' rounding (`resolution`, a quotient's); the limit's own rounding is that amplified,
+// by at most 4 (1 + q)^2, q = |d2 - d1| / |d2 - 2 d1 + d0|. No truncation estimate is added to
+// the resolution: that let a 1e-7 error pass beside f = 1e22 (a reviewing helper, decision 254).
+void aitken_limit(const mp50& d0, const mp50& d1, const mp50& d2, mp50& value, double& resolution) {
+  const mp50 delta = d2 - d1, second = d2 - 2 * d1 + d0;
+  using boost::multiprecision::abs;
+  if (!(abs(second) > mp50(resolution))) return;  // also where a quotient is not finite
+  const double q = ir::math::to_double(abs(delta / second));
+  if (!std::isfinite(q)) return;
+  value = d2 - delta * delta / second;
+  resolution *= 4 * (1 + q) * (1 + q);
+}
+
 // The directions a cusp no single coordinate shows is looked for along (decision 254): every
-// coordinate together, alternating signs, and two seeded pseudo-random directions with entries in
-// [-1, 1] (a cusp seen along some direction is seen along almost every direction, unless its base
-// is clipped to a cone, which each random direction hits with a fixed chance).
+// coordinate together, alternating signs, then kSeededCuspDirections seeded pseudo-random
+// directions with entries in [-1, 1]. A cusp seen along some direction is seen along almost
+// every direction unless its base is clipped to a cone (sqrt(max(q, 0)) with q a quadratic
+// form): a cone w degrees wide is hit by each direction with a chance of about w / 180, so
+// one of 15 degrees is missed 7% of the time, and one under a few degrees almost always.
+constexpr int kSeededCuspDirections = 30;
 std::vector<std::pair<std::string, std::vector<double>>> cusp_directions(std::size_t n) {
   std::vector<std::pair<std::string, std::vector<double>>> d;
   d.emplace_back("(1, ..., 1)", std::vector<double>(n, 1.0));
@@ -210,7 +229,7 @@ std::vector<std::pair<std::string, std::vector<double>>> cusp_directions(std::si
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
     return z ^ (z >> 31);
   };
-  for (int k = 0; k < 2; ++k) {
+  for (int k = 0; k < kSeededCuspDirections; ++k) {
     std::vector<double> v(n);
     // multiples of 1/64 in [-1, 1] other than 0: exact steps, every coordinate moved
     for (auto& x : v) {
@@ -287,9 +306,10 @@ Reference reference_jacobian(const ir::Function& f, const std::vector<ir::Tensor
     // on), infinite where a stencil value or the estimate is not finite (a step that leaves
     // log's domain). The difference from the level-0 value alone overstated it by orders and
     // handed a worse step the choice (a reviewing helper; decision 227).
-    // Returns whether the stencil moved a branch point's base off 0.
+    // Returns whether the stencil moved a branch point's base off 0. `aitken`: each entry's
+    // last three levels are extrapolated by aitken_limit where they show a term to remove.
     auto column = [&](mp50 h, int levels, std::vector<mp50>& value, std::vector<double>& resolution,
-                      std::vector<double>& error) -> bool {
+                      std::vector<double>& error, bool aitken) -> bool {
       std::vector<std::vector<mp50>> d(static_cast<std::size_t>(levels));
       // |one-sided slope to the right - to the left| per level, where a branch point's base
       // left 0 (decision 249)
@@ -346,20 +366,11 @@ Reference reference_jacobian(const ir::Function& f, const std::vector<ir::Tensor
         resolution[i] = mp_resolution(std::max(seen[i], 1e-300), h_last);
         const mp50 coarser = est.size() > 1 ? richardson({est.begin(), est.end() - 1}) : value[i];
         error[i] = estimate_error(value[i], coarser, resolution[i], finite[i]);
+        if (aitken && est.size() >= 3)
+          aitken_limit(est[est.size() - 3], est[est.size() - 2], est.back(), value[i],
+                       resolution[i]);
       }
       return !slope_gap.empty();
-    };
-    // Per entry, the estimate of `other` where its error estimate is smaller.
-    auto keep_better = [&](std::vector<mp50>& value, std::vector<double>& resolution,
-                           std::vector<double>& error, const std::vector<mp50>& other_value,
-                           const std::vector<double>& other_resolution,
-                           const std::vector<double>& other_error) {
-      for (std::size_t i = 0; i < m; ++i)
-        if (other_error[i] < error[i]) {
-          value[i] = other_value[i];
-          resolution[i] = other_resolution[i];
-          error[i] = other_error[i];
-        }
     };
     std::vector<mp50> value;
     std::vector<double> resolution, error;
@@ -367,7 +378,7 @@ Reference reference_jacobian(const ir::Function& f, const std::vector<ir::Tensor
     // a tiny coordinate's two columns take one level more, for their error estimates
     const int levels = tiny ? o.levels + 1 : o.levels;
     const mp50 step = step_for(p.x0[j], o.step);
-    const bool moved_off_zero = column(step, levels, value, resolution, error);
+    const bool moved_off_zero = column(step, levels, value, resolution, error, false);
     // A coordinate far below 1 also gets a step relative to itself, and each entry takes the
     // estimate with the smaller error estimate: the step of max(|x|, 1) cannot see x^2's
     // derivative at x = 1e-150 in 50 digits (it read 0, and every strategy FAILed; decision
@@ -377,24 +388,21 @@ Reference reference_jacobian(const ir::Function& f, const std::vector<ir::Tensor
       std::vector<mp50> fine_value;
       std::vector<double> fine_resolution, fine_error;
       column(mp50(o.step) * boost::multiprecision::abs(p.x0[j]), levels, fine_value,
-             fine_resolution, fine_error);
-      keep_better(value, resolution, error, fine_value, fine_resolution, fine_error);
+             fine_resolution, fine_error, false);
+      for (std::size_t i = 0; i < m; ++i)
+        if (fine_error[i] < error[i]) {
+          value[i] = fine_value[i];
+          resolution[i] = fine_resolution[i];
+        }
     }
     // Where the stencil moved a branch point's base off 0 and the slopes agree there, f is
-    // differentiable but not smooth: x |x| = x sqrt(x^2) at 0 has central differences h, not
-    // c h^2 + ..., so Richardson's step of 1e-12 is 3e-13 off, a false FAIL beside 0. Steps
-    // 1e-9 and 1e-18 times smaller are tried too, each entry keeping the estimate with the
-    // smallest error estimate, and that estimate is part of what the reference resolves: h / 3
-    // at the finest step, 3e-31, is no longer below a 0 beside f = 0 (decision 254).
+    // differentiable but not smooth, and its central differences are not c h^2 + c' h^4 + ...:
+    // x |x| = x sqrt(x^2) at 0 gives exactly h, so Richardson's value at h = 1e-12, 3.3e-13,
+    // FAILed every right 0. The column is taken again over three levels and extrapolated by
+    // Aitken's delta-squared, exact for c h^p whatever p (decision 254).
     if (moved_off_zero) {
-      for (const double shrink : {1e-9, 1e-18}) {
-        std::vector<mp50> fine_value;
-        std::vector<double> fine_resolution, fine_error;
-        column(step * mp50(shrink), levels, fine_value, fine_resolution, fine_error);
-        keep_better(value, resolution, error, fine_value, fine_resolution, fine_error);
-      }
-      for (std::size_t i = 0; i < m; ++i)
-        if (std::isfinite(error[i])) resolution[i] = std::max(resolution[i], error[i]);
+      std::vector<double> unused;
+      column(step, std::max(levels, 3), value, resolution, unused, true);
     }
     for (std::size_t i = 0; i < m; ++i) {
       r.jacobian[i * n + j] = value[i];

@@ -52,6 +52,21 @@ func sinmv_jacobian(A: f64[n, n], x: f64[n]) -> (f64[n], f64[n, n]) {
   return (sinmv(A, x), gen[i < n, j < n] cos(s[i]) * A[i, j])
 }
 
+# x |x| (by sqrt) is differentiable at 0 but its central differences are c h, not c h^2; beside
+# f = 1e22 (decision 254)
+func xabsx_big(x: f64[n]) -> f64 {
+  return sum[i < n] 1e6 * x[i] * sqrt(x[i] * x[i]) + 3.0 * sin(x[i]) + 1e22
+}
+func xabsx_big_gradient(x: f64[n]) -> (f64, f64[n]) {
+  return (xabsx_big(x), gen[i < n] 2e6 * abs(x[i]) + 3.0 * cos(x[i]))
+}
+func xabsx(x: f64[n]) -> f64 {
+  return sum[i < n] x[i] * sqrt(x[i] * x[i])
+}
+func xabsx_gradient(x: f64[n]) -> (f64, f64[n]) {
+  return (xabsx(x), gen[i < n] 2.0 * abs(x[i]))
+}
+
 # A right gradient whose cost grows as n^2 (each entry also sums n products, scaled to nothing):
 # derivative / primal ops 5, 6.7, 10.6 at n = 2, 4, 8.
 func quad(x: f64[n]) -> f64 {
@@ -449,6 +464,11 @@ void register_test_strategies() {
   add("test_oracle", nullptr);
   add("test_oracle_engine", identity);
   add("test_scaled", scale_derivative);
+  add("test_scaled_1e9",
+      [](const std::vector<ir::Tensor>&, std::vector<ir::Tensor>& out, std::size_t results) {
+        for (std::size_t k = results; k < out.size(); ++k)
+          for (double& v : out[k].values) v = v * (1 + 1e-9) + 1e-30;  // 0 moves too
+      });
   add("test_dropped", drop_entry);
   add("test_transposed", transpose_jacobian);
   add("test_relu_wide", relu_wide);
@@ -702,6 +722,22 @@ TEST_CASE("a gradient scaled by 1 + 1e-6 fails", "[unit]") {
     CHECK(c.detail.find("relative error") != std::string::npos);
   }
   CHECK_FALSE(r.ok());
+}
+
+TEST_CASE(
+    "at a differentiable branch point the reference is extrapolated, not widened: x |x| at 0 "
+    "(decision 254)",
+    "[unit]") {
+  const std::string m = tiny_suite().write_manifest(
+      "xabsx", {entry("xabsx_big", "xabsx_big", 1, {{"x", {{"value", {0.0}}}}}, "gradient"),
+                entry("xabsx", "xabsx", 1, {{"x", {{"value", {0.0}}}}}, "gradient")});
+  HarnessResult r = run({"test_oracle", "test_scaled_1e9"}, "", m);
+  // right: 3 and 0 (Richardson's value was 3 + 3.3e-7 and 3.3e-13: both FAILed)
+  check_passes(cell(r, "/xabsx_big", "test_oracle"));
+  check_passes(cell(r, "/xabsx", "test_oracle"));
+  // 1e-9 off: passed when the extrapolation's error estimate (6.7e-7) widened the resolution
+  check_fails(cell(r, "/xabsx_big", "test_scaled_1e9"));
+  check_fails(cell(r, "/xabsx", "test_scaled_1e9"));
 }
 
 TEST_CASE("a Jacobian with one entry dropped fails at exactly that entry", "[unit]") {

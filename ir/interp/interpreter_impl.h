@@ -58,9 +58,13 @@ struct Interpreter<T>::Impl {
   // Folds one non-smooth decision into the branch hash (KinkReport::branches).
   void note_branch(std::int64_t decision) { fold(kink.branches, decision); }
   // Whether a branch point's base is exactly 0 (KinkReport::branch_points).
+  // The node named in the note is one the differentiated inputs can move (EvalOptions::
+  // kink_nodes): a constant sqrt(f64(n) - 3.0) at n = 3 was named instead (decision 254).
   void note_branch_point(bool at_zero, Expr at) {
     fold(kink.branch_points, at_zero);
-    if (at_zero && !kink.branch_point.defined()) kink.branch_point = at;
+    if (at_zero && !kink.branch_point.defined() &&
+        (!options.kink_nodes || options.kink_nodes->count(at.get())))
+      kink.branch_point = at;
   }
   static void fold(std::uint64_t& hash, std::int64_t decision) {
     hash = (hash ^ static_cast<std::uint64_t>(decision)) * 0x100000001b3ULL + 0x9e3779b97f4a7c15ULL;
