@@ -193,21 +193,26 @@ bool is_tiny(const mp50& x) {
   return ax > 0 && ax < kRelativeStepBelow;
 }
 
-// Aitken's delta-squared limit of difference quotients d0, d1, d2 at steps h, h/2, h/4: exact
-// for D + c h^p whatever p (x |x| at 0: p = 1; x |x|^0.5: p = 0.5), where Richardson assumes
-// p = 2 and left x |x|'s 0 at 3.3e-13. Applied only where the second difference stands above the
-// quotients' rounding (`resolution`, a quotient's); the limit's own rounding is that amplified,
-// by at most 4 (1 + q)^2, q = |d2 - d1| / |d2 - 2 d1 + d0|. No truncation estimate is added to
-// the resolution: that let a 1e-7 error pass beside f = 1e22 (a reviewing helper, decision 254).
-void aitken_limit(const mp50& d0, const mp50& d1, const mp50& d2, mp50& value, double& resolution) {
-  const mp50 delta = d2 - d1, second = d2 - 2 * d1 + d0;
+// The limit of difference quotients d[k] at steps h / 2^k (four of them) at a differentiable
+// branch point, where they are D + c h^p + b h^2 + ... for an unknown p (x |x| at 0: p = 1;
+// x |x|^0.5: p = 0.5) rather than Richardson's series in h^2. Richardson pairs remove the h^2
+// term (the smooth part's), then Aitken's delta-squared removes c h^p whatever p: exact for
+// one such power, and the caller compares two of these limits to see whether it was one.
+// Where the pairs show no term above the quotients' rounding `noise`, plain Richardson.
+mp50 branch_point_limit(const std::vector<mp50>& d, double noise) {
+  std::vector<mp50> r;
+  for (std::size_t k = 0; k + 1 < d.size(); ++k) r.push_back((4 * d[k + 1] - d[k]) / 3);
+  const mp50 delta = r[2] - r[1], second = r[2] - 2 * r[1] + r[0];
   using boost::multiprecision::abs;
-  if (!(abs(second) > mp50(resolution))) return;  // also where a quotient is not finite
-  const double q = ir::math::to_double(abs(delta / second));
-  if (!std::isfinite(q)) return;
-  value = d2 - delta * delta / second;
-  resolution *= 4 * (1 + q) * (1 + q);
+  if (!(abs(second) > mp50(noise))) return richardson(d);  // also where one is not finite
+  return r[2] - delta * delta / second;
 }
+// The levels a branch point's column takes: two limits of four quotients each.
+constexpr int kBranchPointLevels = 5;
+// A branch point's limit is taken where the two agree to this (relative, or within the
+// quotients' rounding): they differ where the quotients hold several powers (x |x| + x |x|^0.5,
+// or h and h^4 of a large step) or rounding the extrapolation amplifies (p near 0).
+constexpr double kBranchPointAgreement = 1e-20;
 
 // The directions a cusp no single coordinate shows is looked for along (decision 254): every
 // coordinate together, alternating signs, then kSeededCuspDirections seeded pseudo-random
@@ -306,10 +311,12 @@ Reference reference_jacobian(const ir::Function& f, const std::vector<ir::Tensor
     // on), infinite where a stencil value or the estimate is not finite (a step that leaves
     // log's domain). The difference from the level-0 value alone overstated it by orders and
     // handed a worse step the choice (a reviewing helper; decision 227).
-    // Returns whether the stencil moved a branch point's base off 0. `aitken`: each entry's
-    // last three levels are extrapolated by aitken_limit where they show a term to remove.
+    // Returns whether the stencil moved a branch point's base off 0. `branch_point`: the
+    // column is at a differentiable branch point (kBranchPointLevels levels): each entry's value
+    // is branch_point_limit of the last four quotients, its error estimate the difference from
+    // that of the first four.
     auto column = [&](mp50 h, int levels, std::vector<mp50>& value, std::vector<double>& resolution,
-                      std::vector<double>& error, bool aitken) -> bool {
+                      std::vector<double>& error, bool branch_point) -> bool {
       std::vector<std::vector<mp50>> d(static_cast<std::size_t>(levels));
       // |one-sided slope to the right - to the left| per level, where a branch point's base
       // left 0 (decision 249)
@@ -362,13 +369,16 @@ Reference reference_jacobian(const ir::Function& f, const std::vector<ir::Tensor
       for (std::size_t i = 0; i < m; ++i) {
         std::vector<mp50> est;
         for (auto& row : d) est.push_back(row[i]);
-        value[i] = richardson(est);
         resolution[i] = mp_resolution(std::max(seen[i], 1e-300), h_last);
-        const mp50 coarser = est.size() > 1 ? richardson({est.begin(), est.end() - 1}) : value[i];
+        mp50 coarser;
+        if (branch_point && est.size() == kBranchPointLevels) {
+          value[i] = branch_point_limit({est.begin() + 1, est.end()}, resolution[i]);
+          coarser = branch_point_limit({est.begin(), est.end() - 1}, resolution[i]);
+        } else {
+          value[i] = richardson(est);
+          coarser = est.size() > 1 ? richardson({est.begin(), est.end() - 1}) : value[i];
+        }
         error[i] = estimate_error(value[i], coarser, resolution[i], finite[i]);
-        if (aitken && est.size() >= 3)
-          aitken_limit(est[est.size() - 3], est[est.size() - 2], est.back(), value[i],
-                       resolution[i]);
       }
       return !slope_gap.empty();
     };
@@ -379,6 +389,13 @@ Reference reference_jacobian(const ir::Function& f, const std::vector<ir::Tensor
     const int levels = tiny ? o.levels + 1 : o.levels;
     const mp50 step = step_for(p.x0[j], o.step);
     const bool moved_off_zero = column(step, levels, value, resolution, error, false);
+    // Where the stencil moved a branch point's base off 0 and the slopes agree there, f is
+    // differentiable but not smooth, and its central differences are not c h^2 + c' h^4 + ...:
+    // x |x| = x sqrt(x^2) at 0 gives exactly h, so Richardson's value at h = 1e-12, 3.3e-13,
+    // FAILed every right 0. Such a column (and a tiny coordinate's relative one) is taken again
+    // over kBranchPointLevels levels and extrapolated by branch_point_limit (decision 254).
+    const int column_levels = moved_off_zero ? kBranchPointLevels : levels;
+    if (moved_off_zero) column(step, column_levels, value, resolution, error, true);
     // A coordinate far below 1 also gets a step relative to itself, and each entry takes the
     // estimate with the smaller error estimate: the step of max(|x|, 1) cannot see x^2's
     // derivative at x = 1e-150 in 50 digits (it read 0, and every strategy FAILed; decision
@@ -387,22 +404,38 @@ Reference reference_jacobian(const ir::Function& f, const std::vector<ir::Tensor
     if (tiny) {
       std::vector<mp50> fine_value;
       std::vector<double> fine_resolution, fine_error;
-      column(mp50(o.step) * boost::multiprecision::abs(p.x0[j]), levels, fine_value,
-             fine_resolution, fine_error, false);
+      column(mp50(o.step) * boost::multiprecision::abs(p.x0[j]), column_levels, fine_value,
+             fine_resolution, fine_error, moved_off_zero);
       for (std::size_t i = 0; i < m; ++i)
         if (fine_error[i] < error[i]) {
           value[i] = fine_value[i];
           resolution[i] = fine_resolution[i];
+          error[i] = fine_error[i];
         }
     }
-    // Where the stencil moved a branch point's base off 0 and the slopes agree there, f is
-    // differentiable but not smooth, and its central differences are not c h^2 + c' h^4 + ...:
-    // x |x| = x sqrt(x^2) at 0 gives exactly h, so Richardson's value at h = 1e-12, 3.3e-13,
-    // FAILed every right 0. The column is taken again over three levels and extrapolated by
-    // Aitken's delta-squared, exact for c h^p whatever p (decision 254).
+    // A branch point's limit is used only where its two extrapolations agree: within
+    // kBranchPointAgreement of it, or within what the quotients resolve, and that difference
+    // becomes part of the resolution (at most 1e-20 relative, or the rounding already allowed).
+    // Elsewhere no value is trustworthy enough to judge a strategy by, and the entry is AT-KINK:
+    // a first version that widened the resolution by a truncation estimate let 1e-7 errors pass
+    // beside f = 1e22, and Aitken alone left a b h^2 term 1e-7 off, FAILing right strategies
+    // and PASSing one 1e-7 wrong (reviewing helpers, /work/stage/audit34_review, audit35_review).
     if (moved_off_zero) {
-      std::vector<double> unused;
-      column(step, std::max(levels, 3), value, resolution, unused, true);
+      for (std::size_t i = 0; i < m; ++i) {
+        const double scale = std::fabs(ir::math::to_double(value[i]));
+        if (error[i] <= std::max(kBranchPointAgreement * scale, resolution[i])) {
+          resolution[i] = std::max(resolution[i], error[i]);
+          continue;
+        }
+        if (!changed.exchange(true)) {
+          std::lock_guard lock(note_mutex);
+          r.branch_note = "moving input coordinate " + std::to_string(j) +
+                          " moves a branch point's base off 0 where its differences converge to "
+                          "no single order (two extrapolations differ by " +
+                          step_text(error[i]) + ")";
+        }
+        break;
+      }
     }
     for (std::size_t i = 0; i < m; ++i) {
       r.jacobian[i * n + j] = value[i];

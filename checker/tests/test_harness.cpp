@@ -484,7 +484,7 @@ TEST_CASE(
   o.strategies = {"fwdvec", "scatter"};  // forward mode gives 0 at both points, reverse NaN
   o.complexity = false;
   HarnessResult r = run_harness({s}, o);
-  REQUIRE(r.cells.size() == 22);
+  REQUIRE(r.cells.size() == 24);
   for (const auto& c : r.cells) {
     INFO(c.entry << " " << c.strategy << ": " << c.detail);
     if (c.entry == "branch_point/x_abs_x") {  // differentiable (0), its differences O(h): judged
@@ -511,6 +511,10 @@ TEST_CASE(
     if (c.entry == "branch_point/octic_root" ||  // 0 along all four lines the others step
         c.entry == "branch_point/wide_cone") {   // a cone no fixed direction enters
       CHECK_THAT(c.detail, Catch::Contains("together along seeded direction"));
+      continue;
+    }
+    if (c.entry == "branch_point/two_orders") {
+      CHECK_THAT(c.detail, Catch::Contains("converge to no single order"));
       continue;
     }
     if (c.entry == "branch_point/constant_root_first") {  // not the constant sqrt at 0 before it

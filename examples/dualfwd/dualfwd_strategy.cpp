@@ -35,6 +35,10 @@ class DualForwardEngine : public backends::Executable {
     const std::vector<ir::Tensor> extra(inputs.begin() + static_cast<std::ptrdiff_t>(np),
                                         inputs.end());
     if (req_.mode == Mode::Jvp) return jvp(params, extra);
+    if (req_.mode != Mode::Vjp && !extra.empty())
+      throw Error("dualfwd: " + std::string(ad::mode_name(req_.mode)) + " takes the " +
+                  std::to_string(np) + " parameters of `" + f_->name + "` only, given " +
+                  std::to_string(inputs.size()) + " inputs");
     // gradient, vjp and jacobian: column k of J from a run seeded with the k-th one-hot direction
     std::vector<DualTensors> columns;
     for (std::size_t w = 0; w < wrt_.size(); ++w)
@@ -60,17 +64,21 @@ class DualForwardEngine : public backends::Executable {
         if (extra.size() != results.size())
           throw Error("dualfwd: vjp takes one cotangent per result (" +
                       std::to_string(results.size()) + "), given " + std::to_string(extra.size()));
+        for (std::size_t r = 0; r < results.size(); ++r)  // checked before any is used
+          if (extra[r].shape != results[r].shape ||
+              extra[r].values.size() != results[r].values.size())
+            throw Error("dualfwd: the cotangent of result " + std::to_string(r) + " has " +
+                        std::to_string(extra[r].values.size()) + " floating entries of shape " +
+                        ir::shape_str(extra[r].shape) + ", the result " +
+                        std::to_string(results[r].values.size()) + " of shape " +
+                        ir::shape_str(results[r].shape));
         std::size_t k = 0;
         for (std::size_t w = 0; w < wrt_.size(); ++w) {
           ir::Tensor g = params[wrt_[w]];
           for (auto& v : g.values) {
             v = 0;
             for (std::size_t r = 0; r < results.size(); ++r) {
-              if (!ir::is_float(results[r].elem)) continue;
-              if (extra[r].values.size() != results[r].values.size())
-                throw Error("dualfwd: the cotangent of result " + std::to_string(r) + " has " +
-                            std::to_string(extra[r].values.size()) + " entries, the result " +
-                            std::to_string(results[r].values.size()));
+              if (!ir::is_float(results[r].elem)) continue;  // an integer result has no cotangent
               for (std::size_t i = 0; i < results[r].values.size(); ++i)
                 v += extra[r].values[i] * columns[k][r].values[i].tangent();
             }
@@ -174,6 +182,7 @@ class DualForwardStrategy : public ad::Strategy {
   ad::Capabilities capabilities() const override {
     ad::Capabilities c;
     c.modes = {Mode::Gradient, Mode::Vjp, Mode::Jvp, Mode::Jacobian};
+    // What it handles, for readers and reports; nothing reads these to decline for it
     c.sparse_inputs = true;  // a sparse parameter's stored entries are its coordinates
     c.loops = true;          // the interpreter runs every construct
     return c;

@@ -7,6 +7,7 @@
 #include <boost/math/special_functions/log1p.hpp>
 #include <boost/multiprecision/cpp_bin_float.hpp>
 #include <cmath>
+#include <concepts>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
@@ -15,6 +16,48 @@ namespace adlab::ir {
 
 // 50 decimal digits: the reference for finite differences (DESIGN 4.2).
 using mp50 = boost::multiprecision::cpp_bin_float_50;
+
+// Whether a scalar type brings its own log1p, expm1, lgamma or sigmoid, found by
+// argument-dependent lookup only (ir::math's templates of the same names are not visible here,
+// so a type's own templates are not ambiguous with them): a dual number applies its derivative
+// rule in one step (docs/adding-a-strategy.md, step 2). float, double and mp50 never count: the
+// C library's ::log1p is visible here, and boost's functions take their own policies.
+namespace scalar_hooks {
+template <class T>
+concept Other = !std::is_arithmetic_v<T> && !std::is_same_v<T, mp50>;
+template <class T>
+concept OwnLog1p = Other<T> && requires(const T& x) {
+  { log1p(x) } -> std::convertible_to<T>;
+};
+template <class T>
+concept OwnExpm1 = Other<T> && requires(const T& x) {
+  { expm1(x) } -> std::convertible_to<T>;
+};
+template <class T>
+concept OwnLgamma = Other<T> && requires(const T& x) {
+  { lgamma(x) } -> std::convertible_to<T>;
+};
+template <class T>
+concept OwnSigmoid = Other<T> && requires(const T& x) {
+  { sigmoid(x) } -> std::convertible_to<T>;
+};
+template <OwnLog1p T>
+T own_log1p(const T& x) {
+  return T(log1p(x));
+}
+template <OwnExpm1 T>
+T own_expm1(const T& x) {
+  return T(expm1(x));
+}
+template <OwnLgamma T>
+T own_lgamma(const T& x) {
+  return T(lgamma(x));
+}
+template <OwnSigmoid T>
+T own_sigmoid(const T& x) {
+  return T(sigmoid(x));
+}
+}  // namespace scalar_hooks
 
 namespace math {
 template <class T>
@@ -79,23 +122,31 @@ inline auto quiet_policy() {
   return make_policy(pole_error<ignore_error>(), domain_error<ignore_error>(),
                      overflow_error<ignore_error>(), evaluation_error<ignore_error>());
 }
+// A scalar type's own log1p, expm1, lgamma and sigmoid come first (scalar_hooks), then
+// std's for float and double, then boost's for mp50.
 template <class T>
 T log1p(const T& x) {
-  if constexpr (std::is_floating_point_v<T>)
+  if constexpr (scalar_hooks::OwnLog1p<T>)
+    return scalar_hooks::own_log1p(x);
+  else if constexpr (std::is_floating_point_v<T>)
     return std::log1p(x);
   else
     return boost::math::log1p(x, quiet_policy());
 }
 template <class T>
 T expm1(const T& x) {
-  if constexpr (std::is_floating_point_v<T>)
+  if constexpr (scalar_hooks::OwnExpm1<T>)
+    return scalar_hooks::own_expm1(x);
+  else if constexpr (std::is_floating_point_v<T>)
     return std::expm1(x);
   else
     return boost::math::expm1(x, quiet_policy());
 }
 template <class T>
 T lgamma(const T& x) {
-  if constexpr (std::is_floating_point_v<T>)
+  if constexpr (scalar_hooks::OwnLgamma<T>)
+    return scalar_hooks::own_lgamma(x);
+  else if constexpr (std::is_floating_point_v<T>)
     return std::lgamma(x);
   else
     return x <= 0 && boost::multiprecision::floor(x) == x
@@ -127,7 +178,10 @@ T in_f64_range(const T& x) {
 }
 template <class T>
 T sigmoid(const T& x) {
-  return T(1) / (T(1) + exp(T(-x)));
+  if constexpr (scalar_hooks::OwnSigmoid<T>)
+    return scalar_hooks::own_sigmoid(x);
+  else
+    return T(1) / (T(1) + exp(T(-x)));
 }
 // tanh'(x) = 1 - t^2 (t = tanh x) where |x| < 1/2, else 4 sigmoid(2x) sigmoid(-2x): near
 // saturation 1 - t is mostly t's rounding (tanh'(15) was 1.7e-4 off), and near 0 the product

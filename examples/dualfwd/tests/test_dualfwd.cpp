@@ -87,6 +87,19 @@ TEST_CASE("dualfwd through the registry: gradient, jvp and jacobian of a small f
   // a backend it cannot run on is declined, not silently replaced
   CHECK_THROWS_AS(s.differentiate(m.functions.at(0), req).executable("cpu", {}),
                   backends::Unsupported);
+  // bad inputs are errors that say what was expected, before anything is computed
+  CHECK_THROWS_WITH(exe->run({x, x}), Catch::Contains("takes the 1 parameters of `f` only"));
+  req.mode = ad::Mode::Vjp;
+  auto vjp = s.differentiate(m.functions.at(0), req).executable("interp", {});
+  ir::Tensor three;
+  three.shape = {3};
+  three.values = {1, 2, 3};
+  CHECK_THROWS_WITH(vjp->run({x, three}),
+                    Catch::Contains("the cotangent of result 0 has 3 floating entries"));
+  CHECK_THROWS_WITH(vjp->run({x}), Catch::Contains("vjp takes one cotangent per result (1)"));
+  req.mode = ad::Mode::Jvp;
+  auto jvp = s.differentiate(m.functions.at(0), req).executable("interp", {});
+  CHECK_THROWS_WITH(jvp->run({x, three}), Catch::Contains("the tangent of `x` has 3 entries"));
 }
 
 TEST_CASE("dualfwd on the primitives suite: PASS or a declared decline, never a wrong value",
@@ -104,9 +117,17 @@ TEST_CASE("dualfwd on the primitives suite: PASS or a declared decline, never a 
 TEST_CASE("dualfwd on every suite: PASS or a declared decline, never a wrong value", "[slow]") {
   registered();
   checker::HarnessOptions o;
-  o.strategies = {"dualfwd"};
+  // with fwdvec beside it, adjoint tests also pair dualfwd's jvp with fwdvec's vjp and the
+  // reverse: its own jvp and vjp come from the same Jacobian columns and would agree even if wrong
+  o.strategies = {"dualfwd", "fwdvec"};
   o.backends = {"interp"};
   o.complexity = false;
   auto r = checker::run_harness(ir::find_suites(suites_root()), o);
+  std::erase_if(r.cells, [](const checker::Cell& c) { return c.strategy != "dualfwd"; });
   check_never_wrong(r, 400);
+  for (const auto& c : r.cells)  // the one mode it does not offer is its only decline
+    if (c.status == checker::Status::Unsupported) CHECK(c.mode == "hvp");
+  std::size_t crossed = 0;  // adjoint tests between the two strategies
+  for (const auto& a : r.adjoints) crossed += a.forward != a.reverse;
+  CHECK(crossed >= 200);
 }
