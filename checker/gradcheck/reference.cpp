@@ -193,26 +193,40 @@ bool is_tiny(const mp50& x) {
   return ax > 0 && ax < kRelativeStepBelow;
 }
 
+// A branch point's limit is taken where the three agree to this (relative, or within the
+// quotients' rounding): they differ where the quotients hold several powers (x |x| + x |x|^0.5,
+// or h and h^4 of a large step) or rounding the extrapolation amplifies (p near 0).
+constexpr double kBranchPointAgreement = 1e-20;
 // The limit of difference quotients d[k] at steps h / 2^k (four of them) at a differentiable
 // branch point, where they are D + c h^p + b h^2 + ... for an unknown p (x |x| at 0: p = 1;
 // x |x|^0.5: p = 0.5) rather than Richardson's series in h^2. Richardson pairs remove the h^2
 // term (the smooth part's), then Aitken's delta-squared removes c h^p whatever p: exact for
-// one such power, and the caller compares two of these limits to see whether it was one.
-// Where the pairs show no term above the quotients' rounding `noise`, plain Richardson.
+// one such power, and the caller compares three of these limits to see whether it was one.
+// Where the pairs have no second difference above the quotients' rounding `noise`, a term may
+// hide there: x |x|^1e-15 moves them (by 5e-22) without bending them, and x |x|^1e-4 beside
+// f = 1e24 moves them by less than their rounding, each adding 1e-7 (a reviewing helper).
+// Plain Richardson is then taken only where the pairs are exactly equal (no term at all), or
+// they do not move beyond the rounding and the rounding is below kBranchPointAgreement of the
+// value; elsewhere NaN (no limit to judge by). A term that moves them by less than 1e-20 of
+// the value while adding more (|x|^1e-30: x itself at every step there is) is beyond any
+// difference quotient.
 mp50 branch_point_limit(const std::vector<mp50>& d, double noise) {
   std::vector<mp50> r;
   for (std::size_t k = 0; k + 1 < d.size(); ++k) r.push_back((4 * d[k + 1] - d[k]) / 3);
   const mp50 delta = r[2] - r[1], second = r[2] - 2 * r[1] + r[0];
   using boost::multiprecision::abs;
-  if (!(abs(second) > mp50(noise))) return richardson(d);  // also where one is not finite
-  return r[2] - delta * delta / second;
+  if (abs(second) > mp50(noise)) return r[2] - delta * delta / second;
+  const mp50 plain = richardson(d);
+  const bool flat = abs(delta) <= mp50(noise) && abs(r[1] - r[0]) <= mp50(noise);
+  if ((delta == 0 && r[1] == r[0]) ||
+      (flat && mp50(noise) <= mp50(kBranchPointAgreement) * abs(plain)))
+    return plain;
+  return std::numeric_limits<mp50>::quiet_NaN();  // also where a quotient is not finite
 }
-// The levels a branch point's column takes: two limits of four quotients each.
-constexpr int kBranchPointLevels = 5;
-// A branch point's limit is taken where the two agree to this (relative, or within the
-// quotients' rounding): they differ where the quotients hold several powers (x |x| + x |x|^0.5,
-// or h and h^4 of a large step) or rounding the extrapolation amplifies (p near 0).
-constexpr double kBranchPointAgreement = 1e-20;
+// The levels a branch point's column takes: three limits of four quotients each. Two windows
+// agreed on a reference 1e-7 off where two powers' Aitken residuals were tuned to be equal at
+// both (a reviewing helper, /work/stage/audit36_review); a third breaks the tie.
+constexpr int kBranchPointLevels = 6;
 
 // The directions a cusp no single coordinate shows is looked for along (decision 254): every
 // coordinate together, alternating signs, then kSeededCuspDirections seeded pseudo-random
@@ -313,8 +327,8 @@ Reference reference_jacobian(const ir::Function& f, const std::vector<ir::Tensor
     // handed a worse step the choice (a reviewing helper; decision 227).
     // Returns whether the stencil moved a branch point's base off 0. `branch_point`: the
     // column is at a differentiable branch point (kBranchPointLevels levels): each entry's value
-    // is branch_point_limit of the last four quotients, its error estimate the difference from
-    // that of the first four.
+    // is branch_point_limit of the last four quotients, its error estimate the larger difference
+    // from those of the two earlier windows of four.
     auto column = [&](mp50 h, int levels, std::vector<mp50>& value, std::vector<double>& resolution,
                       std::vector<double>& error, bool branch_point) -> bool {
       std::vector<std::vector<mp50>> d(static_cast<std::size_t>(levels));
@@ -370,15 +384,21 @@ Reference reference_jacobian(const ir::Function& f, const std::vector<ir::Tensor
         std::vector<mp50> est;
         for (auto& row : d) est.push_back(row[i]);
         resolution[i] = mp_resolution(std::max(seen[i], 1e-300), h_last);
-        mp50 coarser;
         if (branch_point && est.size() == kBranchPointLevels) {
-          value[i] = branch_point_limit({est.begin() + 1, est.end()}, resolution[i]);
-          coarser = branch_point_limit({est.begin(), est.end() - 1}, resolution[i]);
+          // the last window's limit, its error the larger difference from the other two
+          value[i] = branch_point_limit({est.begin() + 2, est.end()}, resolution[i]);
+          error[i] = 0;
+          for (std::size_t w = 0; w < 2; ++w)
+            error[i] = std::max(
+                error[i], estimate_error(value[i],
+                                         branch_point_limit({est.begin() + w, est.end() - 2 + w},
+                                                            resolution[i]),
+                                         resolution[i], finite[i]));
         } else {
           value[i] = richardson(est);
-          coarser = est.size() > 1 ? richardson({est.begin(), est.end() - 1}) : value[i];
+          const mp50 coarser = est.size() > 1 ? richardson({est.begin(), est.end() - 1}) : value[i];
+          error[i] = estimate_error(value[i], coarser, resolution[i], finite[i]);
         }
-        error[i] = estimate_error(value[i], coarser, resolution[i], finite[i]);
       }
       return !slope_gap.empty();
     };
@@ -413,7 +433,7 @@ Reference reference_jacobian(const ir::Function& f, const std::vector<ir::Tensor
           error[i] = fine_error[i];
         }
     }
-    // A branch point's limit is used only where its two extrapolations agree: within
+    // A branch point's limit is used only where its three extrapolations agree: within
     // kBranchPointAgreement of it, or within what the quotients resolve, and that difference
     // becomes part of the resolution (at most 1e-20 relative, or the rounding already allowed).
     // Elsewhere no value is trustworthy enough to judge a strategy by, and the entry is AT-KINK:
@@ -429,10 +449,13 @@ Reference reference_jacobian(const ir::Function& f, const std::vector<ir::Tensor
         }
         if (!changed.exchange(true)) {
           std::lock_guard lock(note_mutex);
-          r.branch_note = "moving input coordinate " + std::to_string(j) +
-                          " moves a branch point's base off 0 where its differences converge to "
-                          "no single order (two extrapolations differ by " +
-                          step_text(error[i]) + ")";
+          r.branch_note =
+              "moving input coordinate " + std::to_string(j) +
+              " moves a branch point's base off 0 where its differences converge to "
+              "no single order (" +
+              (std::isfinite(error[i]) ? "three extrapolations differ by " + step_text(error[i])
+                                       : std::string("no extrapolation settles")) +
+              ")";
         }
         break;
       }
