@@ -193,10 +193,19 @@ bool is_tiny(const mp50& x) {
   return ax > 0 && ax < kRelativeStepBelow;
 }
 
-// A branch point's limit is taken where the three agree to this (relative, or within the
-// quotients' rounding): they differ where the quotients hold several powers (x |x| + x |x|^0.5,
-// or h and h^4 of a large step) or rounding the extrapolation amplifies (p near 0).
+// A branch point's limit is taken where the three windows agree, and the quotients' rounding
+// lies, within this of the value (or below kBranchPointFloor, for a value of 0): they differ
+// where the quotients hold several powers (x |x| + x |x|^0.5, or h and h^4 of a large step) or
+// rounding the extrapolation amplifies (p near 0), and a term that barely moves can hide under
+// rounding as coarse as 3e-11 (f = 1e24: x |x|^1e-4 added 1e-7; a reviewing helper,
+// /work/stage/audit37_review).
 constexpr double kBranchPointAgreement = 1e-20;
+constexpr double kBranchPointFloor = 1e-50;
+// Whether `uncertainty` (a rounding or a disagreement) is small enough beside `value`.
+bool settled(double uncertainty, const mp50& value) {
+  return uncertainty <=
+         std::max(kBranchPointAgreement * std::fabs(ir::math::to_double(value)), kBranchPointFloor);
+}
 // The limit of difference quotients d[k] at steps h / 2^k (four of them) at a differentiable
 // branch point, where they are D + c h^p + b h^2 + ... for an unknown p (x |x| at 0: p = 1;
 // x |x|^0.5: p = 0.5) rather than Richardson's series in h^2. Richardson pairs remove the h^2
@@ -218,9 +227,7 @@ mp50 branch_point_limit(const std::vector<mp50>& d, double noise) {
   if (abs(second) > mp50(noise)) return r[2] - delta * delta / second;
   const mp50 plain = richardson(d);
   const bool flat = abs(delta) <= mp50(noise) && abs(r[1] - r[0]) <= mp50(noise);
-  if ((delta == 0 && r[1] == r[0]) ||
-      (flat && mp50(noise) <= mp50(kBranchPointAgreement) * abs(plain)))
-    return plain;
+  if ((delta == 0 && r[1] == r[0]) || (flat && settled(noise, plain))) return plain;
   return std::numeric_limits<mp50>::quiet_NaN();  // also where a quotient is not finite
 }
 // The levels a branch point's column takes: three limits of four quotients each. Two windows
@@ -433,17 +440,17 @@ Reference reference_jacobian(const ir::Function& f, const std::vector<ir::Tensor
           error[i] = fine_error[i];
         }
     }
-    // A branch point's limit is used only where its three extrapolations agree: within
-    // kBranchPointAgreement of it, or within what the quotients resolve, and that difference
-    // becomes part of the resolution (at most 1e-20 relative, or the rounding already allowed).
+    // A branch point's limit is used only where its three extrapolations agree and the
+    // quotients' rounding is negligible, both `settled` (1e-20 relative), and the difference
+    // becomes part of the resolution. Beside f = 1e22 at a step of 1e-12 the 50-digit
+    // quotients resolve only 1e-14 of a derivative of 3: such an entry is AT-KINK, not judged.
     // Elsewhere no value is trustworthy enough to judge a strategy by, and the entry is AT-KINK:
     // a first version that widened the resolution by a truncation estimate let 1e-7 errors pass
     // beside f = 1e22, and Aitken alone left a b h^2 term 1e-7 off, FAILing right strategies
     // and PASSing one 1e-7 wrong (reviewing helpers, /work/stage/audit34_review, audit35_review).
     if (moved_off_zero) {
       for (std::size_t i = 0; i < m; ++i) {
-        const double scale = std::fabs(ir::math::to_double(value[i]));
-        if (error[i] <= std::max(kBranchPointAgreement * scale, resolution[i])) {
+        if (settled(error[i], value[i])) {  // error[i] is at least the resolution
           resolution[i] = std::max(resolution[i], error[i]);
           continue;
         }
@@ -453,8 +460,9 @@ Reference reference_jacobian(const ir::Function& f, const std::vector<ir::Tensor
               "moving input coordinate " + std::to_string(j) +
               " moves a branch point's base off 0 where its differences converge to "
               "no single order (" +
-              (std::isfinite(error[i]) ? "three extrapolations differ by " + step_text(error[i])
-                                       : std::string("no extrapolation settles")) +
+              (std::isfinite(error[i])
+                   ? "three extrapolations or their rounding differ by " + step_text(error[i])
+                   : std::string("no extrapolation settles")) +
               ")";
         }
         break;
