@@ -217,8 +217,7 @@ bool settled(double uncertainty, const mp50& value) {
 // Plain Richardson is then taken only where the pairs are exactly equal (no term at all), or
 // they do not move beyond the rounding and the rounding is below kBranchPointAgreement of the
 // value; elsewhere NaN (no limit to judge by). A term that moves them by less than 1e-20 of
-// the value while adding more (|x|^1e-30: x itself at every step there is) is beyond any
-// difference quotient.
+// the value while adding more (x |x|^1e-14: 1e-21 and 1e-7) is beyond any difference quotient.
 mp50 branch_point_limit(const std::vector<mp50>& d, double noise) {
   std::vector<mp50> r;
   for (std::size_t k = 0; k + 1 < d.size(); ++k) r.push_back((4 * d[k + 1] - d[k]) / 3);
@@ -320,6 +319,12 @@ Reference reference_jacobian(const ir::Function& f, const std::vector<ir::Tensor
   r.jacobian.assign(n * m, mp50(0));
   std::atomic<bool> changed{false};
   std::mutex note_mutex;
+  // The first reason any column gives for a kink is the note (columns run in parallel).
+  auto note_kink = [&](const std::string& note) {
+    if (changed.exchange(true)) return;
+    std::lock_guard lock(note_mutex);
+    r.branch_note = note;
+  };
   r.resolution.assign(n * m, 0.0);
   std::atomic<std::size_t> evaluations{1};
   parallel_for(n, thread_count(o, n), f, p.base, p.in, o, [&](Evaluator& ev, std::size_t j) {
@@ -346,10 +351,8 @@ Reference reference_jacobian(const ir::Function& f, const std::vector<ir::Tensor
       std::vector<bool> finite(m, true);
       for (std::size_t i = 0; i < m; ++i) seen[i] = std::fabs(ir::math::to_double(r.primal[i]));
       auto note_change = [&](const std::string& why) {
-        if (changed.exchange(true)) return;
-        std::lock_guard lock(note_mutex);
-        r.branch_note = "moving input coordinate " + std::to_string(j) + " by " +
-                        step_text(ir::math::to_double(h)) + why;
+        note_kink("moving input coordinate " + std::to_string(j) + " by " +
+                  step_text(ir::math::to_double(h)) + why);
       };
       for (int level = 0; level < levels; ++level, h /= 2) {
         std::vector<mp50> x = p.x0;
@@ -454,17 +457,13 @@ Reference reference_jacobian(const ir::Function& f, const std::vector<ir::Tensor
           resolution[i] = std::max(resolution[i], error[i]);
           continue;
         }
-        if (!changed.exchange(true)) {
-          std::lock_guard lock(note_mutex);
-          r.branch_note =
-              "moving input coordinate " + std::to_string(j) +
-              " moves a branch point's base off 0 where its differences converge to "
-              "no single order (" +
-              (std::isfinite(error[i])
-                   ? "three extrapolations or their rounding differ by " + step_text(error[i])
-                   : std::string("no extrapolation settles")) +
-              ")";
-        }
+        note_kink("moving input coordinate " + std::to_string(j) +
+                  " moves a branch point's base off 0 where its differences converge to no "
+                  "single order (" +
+                  (std::isfinite(error[i])
+                       ? "three extrapolations or their rounding differ by " + step_text(error[i])
+                       : std::string("no extrapolation settles")) +
+                  ")");
         break;
       }
     }
@@ -504,10 +503,9 @@ Reference reference_jacobian(const ir::Function& f, const std::vector<ir::Tensor
                               std::fabs(ir::math::to_double(minus[i]))});
       }
       if (slopes_stay_apart(gaps, seen, h * 2, o.levels)) {
-        changed = true;
-        r.branch_note = "moving every input coordinate together along " + name + " by " +
-                        step_text(ir::math::to_double(h * 2)) +
-                        " moves a branch point's base off 0 where the one-sided slopes differ";
+        note_kink("moving every input coordinate together along " + name + " by " +
+                  step_text(ir::math::to_double(h * 2)) +
+                  " moves a branch point's base off 0 where the one-sided slopes differ");
         break;
       }
     }

@@ -381,11 +381,14 @@ class ThrowingStrategy : public ad::Strategy {
   std::unique_ptr<ad::Strategy> fd_ = ad::make_fd_strategy();
 };
 
-// Every derivative entry (the outputs after the primal results) times 1 + 1e-6.
-void scale_derivative(const std::vector<ir::Tensor>&, std::vector<ir::Tensor>& out,
-                      std::size_t results) {
-  for (std::size_t k = results; k < out.size(); ++k)
-    for (double& v : out[k].values) v *= 1 + 1e-6;
+// Every derivative entry (the outputs after the primal results) times 1 + `relative`, plus
+// `offset` (so that a 0 moves too).
+Corruption scale_derivative(double relative, double offset = 0) {
+  return [relative, offset](const std::vector<ir::Tensor>&, std::vector<ir::Tensor>& out,
+                            std::size_t results) {
+    for (std::size_t k = results; k < out.size(); ++k)
+      for (double& v : out[k].values) v = v * (1 + relative) + offset;
+  };
 }
 
 // Jacobian entry [1, 2] (row-major n x n, n = 4), or gradient entry 2, set to 0.
@@ -495,12 +498,8 @@ void register_test_strategies() {
   };
   add("test_oracle", nullptr);
   add("test_oracle_engine", identity);
-  add("test_scaled", scale_derivative);
-  add("test_scaled_1e9",
-      [](const std::vector<ir::Tensor>&, std::vector<ir::Tensor>& out, std::size_t results) {
-        for (std::size_t k = results; k < out.size(); ++k)
-          for (double& v : out[k].values) v = v * (1 + 1e-9) + 1e-30;  // 0 moves too
-      });
+  add("test_scaled", scale_derivative(1e-6));
+  add("test_scaled_1e9", scale_derivative(1e-9, 1e-30));
   add("test_dropped", drop_entry);
   add("test_transposed", transpose_jacobian);
   add("test_relu_wide", relu_wide);

@@ -97,6 +97,25 @@ TEST_CASE("dualfwd through the registry: gradient, jvp and jacobian of a small f
   CHECK_THROWS_WITH(vjp->run({x, three}),
                     Catch::Contains("the cotangent of result 0 has 3 floating entries"));
   CHECK_THROWS_WITH(vjp->run({x}), Catch::Contains("vjp takes one cotangent per result (1)"));
+  // an integer result's cotangent is checked too, though nothing reads it
+  auto g =
+      ir::parse_module("func g(x: f64, k: i64) -> (f64, i64) {\n  return (x * x, k)\n}\n", "g.adl");
+  auto gvjp = s.differentiate(g.functions.at(0), req).executable("interp", {});
+  ir::Tensor x0, one, ints;
+  x0.values = {2.0};
+  one.values = {1.0};
+  ints.elem = ir::ElemType::I64;
+  ints.shape = {3};
+  ints.ints = {0, 0, 0};
+  ir::Tensor k = ints;  // g's parameter k = 3
+  k.shape = {};
+  k.ints = {3};
+  CHECK_THROWS_WITH(
+      gvjp->run({x0, k, one, ints}),
+      Catch::Contains("the cotangent of result 1 has 0 floating entries of shape [3]"));
+  ints.shape = {};
+  ints.ints = {0};
+  CHECK(gvjp->run({x0, k, one, ints}).at(2).values == std::vector<double>{4.0});
   req.mode = ad::Mode::Jvp;
   auto jvp = s.differentiate(m.functions.at(0), req).executable("interp", {});
   CHECK_THROWS_WITH(jvp->run({x, three}), Catch::Contains("the tangent of `x` has 3 entries"));
