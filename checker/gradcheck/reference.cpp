@@ -206,6 +206,22 @@ bool settled(double uncertainty, const mp50& value) {
   return uncertainty <=
          std::max(kBranchPointAgreement * std::fabs(ir::math::to_double(value)), kBranchPointFloor);
 }
+// A smooth column's step, 1e-12 max(|x|, 1), is 0.01 at x = 1e10, where 3 sin(x) + 1e30's
+// Richardson value was 2e-11 off (its h^4 term) and every right strategy FAILed at a tolerance
+// of 1.7e-14 (an audit helper's z4_ctl_far; decision 256). Where an entry's truncation estimate
+// exceeds its rounding and is not settled, the column is retaken with kRetakeExtraLevels more
+// Richardson levels at steps 10, 100, ... times smaller (at most kSmoothRetakes), while some
+// entry improves; each entry keeps the estimate with the smaller error. More levels rather
+// than only smaller steps: beside f = 1e30 the rounding, 1e-20 / h, allows no step below 1e-3.
+constexpr int kSmoothRetakes = 6;
+constexpr double kSmoothRetakeShrink = 10;
+constexpr int kRetakeExtraLevels = 2;
+bool all_truncations_settled(const std::vector<mp50>& value, const std::vector<double>& resolution,
+                             const std::vector<double>& error) {
+  for (std::size_t i = 0; i < value.size(); ++i)
+    if (error[i] > resolution[i] && !settled(error[i], value[i])) return false;
+  return true;
+}
 // The limit of difference quotients d[k] at steps h / 2^k (four of them) at a differentiable
 // branch point, where they are D + c h^p + b h^2 + ... for an unknown p (x |x| at 0: p = 1;
 // x |x|^0.5: p = 0.5) rather than Richardson's series in h^2. Richardson pairs remove the h^2
@@ -443,6 +459,27 @@ Reference reference_jacobian(const ir::Function& f, const std::vector<ir::Tensor
           error[i] = fine_error[i];
         }
     }
+    // A smooth column whose truncation has not settled is retaken at smaller steps; each entry
+    // takes the estimate with the smaller error (decision 256).
+    if (!moved_off_zero) {
+      mp50 h = step;
+      for (int retake = 0; retake < kSmoothRetakes && !all_truncations_settled(value, resolution, error);
+           ++retake) {
+        h /= kSmoothRetakeShrink;
+        std::vector<mp50> fine_value;
+        std::vector<double> fine_resolution, fine_error;
+        column(h, levels + kRetakeExtraLevels, fine_value, fine_resolution, fine_error, false);
+        bool better = false;
+        for (std::size_t i = 0; i < m; ++i)
+          if (fine_error[i] < error[i]) {
+            value[i] = fine_value[i];
+            resolution[i] = fine_resolution[i];
+            error[i] = fine_error[i];
+            better = true;
+          }
+        if (!better) break;
+      }
+    }
     // A branch point's limit is used only where its three extrapolations agree and the
     // quotients' rounding is negligible, both `settled` (1e-20 relative), and the difference
     // becomes part of the resolution. Beside f = 1e22 at a step of 1e-12 the 50-digit
@@ -556,6 +593,11 @@ mp50 hvp_step(const mp50& x, double step2, bool relative) {
   if (relative && is_tiny(x)) return mp50(step2) * boost::multiprecision::abs(x);
   return step_for(x, step2);
 }
+
+// A smooth H v whose truncation has not settled is retaken at steps this much smaller, at most
+// this many times, while some entry improves; the rounding grows by its square (decision 256).
+constexpr int kHvpRetakes = 4;
+constexpr double kHvpRetakeShrink = 100;
 
 // H v at one second-difference step (ReferenceOptions::step2 = `step2`) over `levels` halvings;
 // `coarser`, when given, gets the estimate of one level fewer (Richardson's error estimate is
@@ -701,20 +743,41 @@ std::vector<mp50> reference_hvp(const ir::Function& f, const std::vector<ir::Ten
     finite = true;  // the last attempt's, not a stale one (a reviewing helper; decision 227)
     std::vector<double> res;
     std::vector<mp50> coarser;
-    auto hv =
-        hvp_at_step(f, p, v, o, step2, levels, branches0, &res, tiny ? &coarser : nullptr, crossed);
+    auto hv = hvp_at_step(f, p, v, o, step2, levels, branches0, &res, &coarser, crossed);
     if (crossed) continue;
     // a stencil past a pole or out of a domain (log at x = 1e-10 with a step of 1e-9) is not
     // the Hessian: smaller steps too (an audit helper's false FAILs; decision 225)
     finite = std::all_of(hv.begin(), hv.end(),
                          [](const mp50& h) { return boost::multiprecision::isfinite(h); });
     if (!finite) continue;
-    std::vector<double> error = tiny ? error_of(hv, coarser, res) : std::vector<double>{};
+    std::vector<double> error = error_of(hv, coarser, res);
     if (resolution && attempt == 0) {
       const std::vector<double> before = res;
       refine_with_larger_step(f, p, v, o, branches0, hv, res);
       for (std::size_t j = 0; j < error.size(); ++j)
         if (res[j] != before[j]) error[j] = res[j];  // the larger step's whole uncertainty
+    }
+    // as the Jacobian's smooth columns (decision 256): step2 max(|x|, 1) is 10 at x = 1e10
+    double fine_step2 = step2;
+    for (int retake = 0;
+         retake < kHvpRetakes && !all_truncations_settled(hv, res, error); ++retake) {
+      fine_step2 /= kHvpRetakeShrink;
+      bool fine_crossed = false;
+      std::vector<double> fine_res;
+      std::vector<mp50> fine_coarser;
+      auto fine = hvp_at_step(f, p, v, o, fine_step2, levels + kRetakeExtraLevels, branches0,
+                              &fine_res, &fine_coarser, fine_crossed);
+      if (fine_crossed) break;
+      const std::vector<double> fine_error = error_of(fine, fine_coarser, fine_res);
+      bool better = false;
+      for (std::size_t j = 0; j < hv.size(); ++j)
+        if (fine_error[j] < error[j]) {
+          hv[j] = fine[j];
+          res[j] = fine_res[j];
+          error[j] = fine_error[j];
+          better = true;
+        }
+      if (!better) break;
     }
     if (!relative.empty())
       for (std::size_t j = 0; j < hv.size(); ++j)

@@ -184,6 +184,48 @@ TEST_CASE("a coordinate far below 1 gets a step of its own size where that resol
   CHECK(u.resolution[0] > kMpResolution * 1e-24 / 1e-12 / 2);
 }
 
+TEST_CASE("a smooth column whose truncation has not settled is retaken (decision 256)", "[unit]") {
+  // 3 sin(x) + c at x = 1e10 (an audit helper's z4_ctl_far): the step 1e-12 max(|x|, 1) is
+  // 0.01, Richardson's value was 2.1e-11 off and every right strategy FAILed. Retaken with more
+  // levels at smaller steps it is exact, beside c = 1e30 too, where 50 digits allow no step
+  // below about 1e-3 (rounding 1e-20 / h).
+  auto f = parse("func f(x: f64, c: f64) -> f64 { return 3.0 * sin(x) + c }", "f");
+  for (double c : {0.0, 1e30}) {
+    INFO("c = " << c);
+    Reference r = reference_jacobian(*f, {scalar(1e10), scalar(c)}, {"x"});
+    REQUIRE(r.jacobian.size() == 1);
+    const mp50 want = 3 * cos(mp(1e10));
+    using boost::multiprecision::abs;
+    CHECK(ir::math::to_double(abs(r.jacobian[0] - want) / want) < (c == 0 ? kExact : 1e-16));
+    INFO("resolution " << r.resolution[0]);
+    CHECK(r.resolution[0] < (c == 0 ? 1e-30 : 1e-14));  // a double tolerance: 4.5e-14
+    CHECK(r.evaluations > 1 + 2 * 2);  // retaken
+  }
+  // sin(1e11 x) at x = 0.5: the step is 0.1 of sin's argument, whatever |x|
+  auto fast = parse("func f(x: f64) -> f64 { return sin(1e11 * x) }", "f");
+  Reference r = reference_jacobian(*fast, {scalar(0.5)}, {});
+  const mp50 want = mp(1e11) * cos(mp(1e11) * mp(0.5));
+  check_exact(r.jacobian[0], want);
+  // a column that settles at once is not retaken
+  Reference once = reference_jacobian(*f, {scalar(1.3), scalar(0.0)}, {"x"});
+  CHECK(once.evaluations == 1 + 2 * 2);
+}
+
+TEST_CASE("an hvp whose truncation has not settled is retaken (decision 256)", "[unit]") {
+  // sin(x) y at x = 1e10, y = 2: step2 max(|x|, 1) is 10, and H v was 4 % off.
+  // H = [[-sin(x) y, cos(x)], [cos(x), 0]].
+  auto f = parse("func f(x: f64, y: f64) -> f64 { return sin(x) * y }", "f");
+  const std::vector<double> v = {0.625, -0.75};
+  const mp50 x = mp(1e10), y = mp(2);
+  const std::vector<mp50> want = {-sin(x) * y * mp(v[0]) + cos(x) * mp(v[1]), cos(x) * mp(v[0])};
+  std::vector<double> res;
+  check_all_exact(reference_hvp(*f, {scalar(1e10), scalar(2)}, {}, v, {}, &res), want);
+  for (double r : res) {
+    INFO("resolution " << r);
+    CHECK(r < 1e-20);
+  }
+}
+
 TEST_CASE("reference hvp of sum exp(x) sin(x) / (1 + x^2) is the diagonal Hessian", "[unit]") {
   auto f = parse(kExpSin, "f");
   std::vector<double> x = {-1.3, -0.2, 0.4, 0.9, 2.1};
