@@ -82,6 +82,7 @@ class Evaluator {
     auto out = interp_.run_tensors(f_, args);
     branches_ = interp_.kink().branches;
     branch_points_ = interp_.kink().branch_points;
+    second_order_branch_points_ = interp_.kink().second_order_branch_points;
     std::vector<mp50> flat;
     for (const auto& t : out)
       if (ir::is_float(t.elem)) flat.insert(flat.end(), t.values.begin(), t.values.end());
@@ -90,10 +91,12 @@ class Evaluator {
 
   std::uint64_t branches() const { return branches_; }
   std::uint64_t branch_points() const { return branch_points_; }
+  std::uint64_t second_order_branch_points() const { return second_order_branch_points_; }
 
  private:
   std::uint64_t branches_ = 0;
   std::uint64_t branch_points_ = 0;
+  std::uint64_t second_order_branch_points_ = 0;
   const ir::Function& f_;
   const MpTensors& base_;
   const Layout& in_;
@@ -209,17 +212,31 @@ bool settled(double uncertainty, const mp50& value) {
 // A smooth column's step, 1e-12 max(|x|, 1), is 0.01 at x = 1e10, where 3 sin(x) + 1e30's
 // Richardson value was 2e-11 off (its h^4 term) and every right strategy FAILed at a tolerance
 // of 1.7e-14 (an audit helper's z4_ctl_far; decision 256). Where an entry's truncation estimate
-// exceeds its rounding and is not settled, the column is retaken with kRetakeExtraLevels more
-// Richardson levels at steps 10, 100, ... times smaller (at most kSmoothRetakes), while some
-// entry improves; each entry keeps the estimate with the smaller error. More levels rather
-// than only smaller steps: beside f = 1e30 the rounding, 1e-20 / h, allows no step below 1e-3.
+// exceeds its rounding and kRetakeAbove of its value, the column is retaken with
+// kRetakeExtraLevels more Richardson levels at steps 10, 10^3, 10^6, ..., 10^21 times smaller
+// (retake r shrinks by 10^r more: x = 1e20 needs a step below 1e-2, x = 1e10 beside f = 1e30
+// one near 1e-3), until every entry is below that; each entry keeps the estimate with the
+// smaller error. More levels rather than only smaller steps: beside f = 1e30 the rounding,
+// 1e-20 / h, allows no step below 1e-3. No stop at a retake that improves nothing: at
+// x = 1e14 a step of 10 aliases sin into small values with small estimates, and the next,
+// honest one looked worse (a reviewing helper, /work/stage/audit38_review). The estimate is
+// the h^2 term two levels remove, far above their value's error, so the bar is a tenth of a
+// double's rounding, not `settled`'s 1e-20: that retook sin(x) at |x| = 250 for nothing
+// (three times the time for a 120-input entry at 1e3).
 constexpr int kSmoothRetakes = 6;
-constexpr double kSmoothRetakeShrink = 10;
+// The step of retake r (from 1) is the first step over 10^(r (r + 1) / 2).
+mp50 retake_shrink(int r) {
+  return boost::multiprecision::pow(mp50(10), r);
+}
 constexpr int kRetakeExtraLevels = 2;
+constexpr double kRetakeAbove = 1e-17;
 bool all_truncations_settled(const std::vector<mp50>& value, const std::vector<double>& resolution,
                              const std::vector<double>& error) {
   for (std::size_t i = 0; i < value.size(); ++i)
-    if (error[i] > resolution[i] && !settled(error[i], value[i])) return false;
+    if (error[i] > resolution[i] &&
+        error[i] >
+            std::max(kRetakeAbove * std::fabs(ir::math::to_double(value[i])), kBranchPointFloor))
+      return false;
   return true;
 }
 // The limit of difference quotients d[k] at steps h / 2^k (four of them) at a differentiable
@@ -239,7 +256,13 @@ mp50 branch_point_limit(const std::vector<mp50>& d, double noise) {
   for (std::size_t k = 0; k + 1 < d.size(); ++k) r.push_back((4 * d[k + 1] - d[k]) / 3);
   const mp50 delta = r[2] - r[1], second = r[2] - 2 * r[1] + r[0];
   using boost::multiprecision::abs;
-  if (abs(second) > mp50(noise)) return r[2] - delta * delta / second;
+  if (abs(second) > mp50(noise)) {
+    // Aitken also "extrapolates" a diverging c h^p (p < 0) to its antilimit: (x x)^0.75's
+    // second differences grow as h^-0.5 and gave H = 0 where none exists (decision 257)
+    const mp50 limit = r[2] - delta * delta / second;
+    if (abs(r[2] - limit) > abs(r[0] - limit)) return std::numeric_limits<mp50>::quiet_NaN();
+    return limit;
+  }
   const mp50 plain = richardson(d);
   const bool flat = abs(delta) <= mp50(noise) && abs(r[1] - r[0]) <= mp50(noise);
   if ((delta == 0 && r[1] == r[0]) || (flat && settled(noise, plain))) return plain;
@@ -463,21 +486,19 @@ Reference reference_jacobian(const ir::Function& f, const std::vector<ir::Tensor
     // takes the estimate with the smaller error (decision 256).
     if (!moved_off_zero) {
       mp50 h = step;
-      for (int retake = 0; retake < kSmoothRetakes && !all_truncations_settled(value, resolution, error);
+      for (int retake = 0;
+           retake < kSmoothRetakes && !all_truncations_settled(value, resolution, error);
            ++retake) {
-        h /= kSmoothRetakeShrink;
+        h /= retake_shrink(retake + 1);
         std::vector<mp50> fine_value;
         std::vector<double> fine_resolution, fine_error;
         column(h, levels + kRetakeExtraLevels, fine_value, fine_resolution, fine_error, false);
-        bool better = false;
         for (std::size_t i = 0; i < m; ++i)
           if (fine_error[i] < error[i]) {
             value[i] = fine_value[i];
             resolution[i] = fine_resolution[i];
             error[i] = fine_error[i];
-            better = true;
           }
-        if (!better) break;
       }
     }
     // A branch point's limit is used only where its three extrapolations agree and the
@@ -594,30 +615,43 @@ mp50 hvp_step(const mp50& x, double step2, bool relative) {
   return step_for(x, step2);
 }
 
-// A smooth H v whose truncation has not settled is retaken at steps this much smaller, at most
-// this many times, while some entry improves; the rounding grows by its square (decision 256).
-constexpr int kHvpRetakes = 4;
-constexpr double kHvpRetakeShrink = 100;
+// x0's non-smooth decisions, which every stencil point must take (`branches`), and its
+// second-order branch points' bases at 0 (`branch_points`), which a stencil point may move off 0.
+struct DecisionsAtX0 {
+  std::uint64_t branches = 0;
+  std::uint64_t branch_points = 0;
+};
 
-// H v at one second-difference step (ReferenceOptions::step2 = `step2`) over `levels` halvings;
-// `coarser`, when given, gets the estimate of one level fewer (Richardson's error estimate is
-// the difference); `crossed` is set when a stencil point takes another non-smooth decision than
-// x0, whose decisions are `branches0`. `relative`: tiny coordinates step relative to themselves.
-std::vector<mp50> hvp_at_step(const ir::Function& f, const Prepared& p,
-                              const std::vector<double>& v, const ReferenceOptions& o, double step2,
-                              int levels, std::uint64_t branches0, std::vector<double>* resolution,
-                              std::vector<mp50>* coarser, bool& crossed, bool relative = false) {
-  const std::size_t n = p.in.size;
-  std::atomic<bool> changed{false};
-  // The step along v moves coordinate k by at most its own step: one step for every coordinate,
-  // the largest one's, moved a small coordinate across a kink 0.05 away (`a max(b, 0)^2` at
-  // a = 1e8; an audit helper, decision 204).
+// The step along v: it moves coordinate k by at most its own step. One step for every
+// coordinate, the largest one's, moved a small coordinate across a kink 0.05 away
+// (`a max(b, 0)^2` at a = 1e8; an audit helper, decision 204).
+mp50 hvp_direction_step(const Prepared& p, const std::vector<double>& v, double step2,
+                        bool relative) {
   mp50 hv = 0;
-  for (std::size_t k = 0; k < n; ++k)
+  for (std::size_t k = 0; k < v.size(); ++k)
     if (v[k] != 0) {
       mp50 hk = hvp_step(p.x0[k], step2, relative) / mp50(std::fabs(v[k]));
       if (hv == 0 || hk < hv) hv = hk;
     }
+  return hv;
+}
+
+// H v at one second-difference step (ReferenceOptions::step2 = `step2`) over `levels` halvings;
+// `coarser`, when given, gets the estimate of one level fewer (Richardson's error estimate is
+// the difference); `crossed` is set when a stencil point takes another non-smooth decision than
+// x0, `moved_off_zero` (when given) when one moves a branch point's base off 0. `relative`: tiny
+// coordinates step relative to themselves. `branch_point` (kBranchPointLevels levels): each
+// entry is branch_point_limit of the last four quotients, and `coarser` gets whichever of the
+// two earlier windows' limits is farther from it (decision 257).
+std::vector<mp50> hvp_at_step(const ir::Function& f, const Prepared& p,
+                              const std::vector<double>& v, const ReferenceOptions& o, double step2,
+                              int levels, const DecisionsAtX0& at_x0,
+                              std::vector<double>* resolution, std::vector<mp50>* coarser,
+                              bool& crossed, bool relative = false, bool* moved_off_zero = nullptr,
+                              bool branch_point = false) {
+  const std::size_t n = p.in.size;
+  std::atomic<bool> changed{false}, moved{false};
+  const mp50 hv = hvp_direction_step(p, v, step2, relative);
   std::vector<mp50> out(n);
   if (coarser) coarser->assign(n, mp50(0));
   std::vector<double> f_seen(n, 0.0);  // |f| at the stencil's points, for the resolution
@@ -631,17 +665,38 @@ std::vector<mp50> hvp_at_step(const ir::Function& f, const Prepared& p,
         for (std::size_t k = 0; k < n; ++k) x[k] += mp50(sv) * ht * mp50(v[k]);
         x[j] += mp50(sj) * hs;
         auto y = ev.at(x);
-        if (ev.branches() != branches0) changed = true;
+        if (ev.branches() != at_x0.branches) changed = true;
+        if (ev.second_order_branch_points() != at_x0.branch_points) moved = true;
         if (y.size() != 1) throw Error("a Hessian-vector product needs a scalar result");
         f_seen[j] = std::max(f_seen[j], std::fabs(ir::math::to_double(y[0])));
         return y[0];
       };
       est.push_back((f_at(1, 1) - f_at(1, -1) - f_at(-1, 1) + f_at(-1, -1)) / (4 * hs * ht));
     }
-    out[j] = richardson(est);
-    if (coarser && est.size() > 1) (*coarser)[j] = richardson({est.begin(), est.end() - 1});
+    if (branch_point && est.size() == kBranchPointLevels) {
+      // the quotients' rounding, the resolution's rule below at this entry's smallest steps
+      const mp50 shrink = std::ldexp(1.0, levels - 1);
+      const mp50 last = hvp_step(p.x0[j], step2, relative) / shrink;
+      const double noise =
+          mp_resolution(std::max(f_seen[j], 1e-300), last * (hv > 0 ? hv / shrink : last));
+      out[j] = branch_point_limit({est.begin() + 2, est.end()}, noise);
+      if (coarser) {
+        (*coarser)[j] = out[j];
+        for (std::size_t w = 0; w < 2; ++w) {
+          const mp50 other = branch_point_limit({est.begin() + w, est.end() - 2 + w}, noise);
+          using boost::multiprecision::abs;
+          if (!boost::multiprecision::isfinite(other) ||
+              abs(other - out[j]) > abs((*coarser)[j] - out[j]))
+            (*coarser)[j] = other;
+        }
+      }
+    } else {
+      out[j] = richardson(est);
+      if (coarser && est.size() > 1) (*coarser)[j] = richardson({est.begin(), est.end() - 1});
+    }
   });
   crossed = changed;
+  if (moved_off_zero) *moved_off_zero = moved;
   if (resolution) {
     const double fx = f_seen.empty() ? 0.0 : *std::max_element(f_seen.begin(), f_seen.end());
     const mp50 shrink = std::ldexp(1.0, std::max(levels - 1, 0));
@@ -661,7 +716,7 @@ std::vector<mp50> hvp_at_step(const ir::Function& f, const Prepared& p,
 // where its rounding plus the truncation estimated by the last level's change is smaller, and
 // the stencil crosses no switch.
 void refine_with_larger_step(const ir::Function& f, const Prepared& p, const std::vector<double>& v,
-                             const ReferenceOptions& o, std::uint64_t branches0,
+                             const ReferenceOptions& o, const DecisionsAtX0& at_x0,
                              std::vector<mp50>& hv, std::vector<double>& resolution) {
   double scale = 0, coarsest = 0;
   for (std::size_t j = 0; j < hv.size(); ++j) {
@@ -672,8 +727,7 @@ void refine_with_larger_step(const ir::Function& f, const Prepared& p, const std
   bool crossed = false;
   std::vector<double> res;
   std::vector<mp50> coarser;
-  auto wide =
-      hvp_at_step(f, p, v, o, o.step2 * 1000, o.levels + 1, branches0, &res, &coarser, crossed);
+  auto wide = hvp_at_step(f, p, v, o, o.step2 * 1000, o.levels + 1, at_x0, &res, &coarser, crossed);
   if (crossed) return;
   for (std::size_t j = 0; j < hv.size(); ++j) {
     const double truncation = std::fabs(ir::math::to_double(wide[j] - coarser[j]));
@@ -690,6 +744,81 @@ void refine_with_larger_step(const ir::Function& f, const Prepared& p, const std
     }
   }
 }
+
+// Where the hvp's stencil moves a branch point's base off 0, f's second differences are not a
+// series in h^2 and its Hessian may not exist (decision 257): x |x| + 2 x^2 at 0 has f'' = 2 on
+// the left and 6 on the right, and the central difference, exactly their mean 4, PASSed
+// fwdvec's 4; |x|^3 = (x x)^1.5 has H = 0 and a difference of 4 h / 3 after Richardson, which
+// FAILed every right 0; (x x)^0.75 has none (it grows as h^-0.5).
+// First, along each coordinate and along v, the one-sided second differences
+// (f(x + 2 h u) - 2 f(x + h u) + f(x)) / h^2 and their mirror must close as h halves, as
+// slopes_stay_apart asks of first differences (their gap f(x + 2 h u) - 2 f(x + h u)
+// + 2 f(x - h u) - f(x - 2 h u) over h^2 is 2 h f''' where f is smooth); a gap that stays is a
+// kink of the gradient there. Then H v is retaken over kBranchPointLevels levels and
+// extrapolated by branch_point_limit, and used only where its three windows and their rounding
+// settle; the agreement becomes part of the resolution. Otherwise StencilCrossesSwitch: the
+// cell is AT-KINK, not judged.
+std::vector<mp50> hvp_at_branch_point(const ir::Function& f, const Prepared& p,
+                                      const std::vector<double>& v, const ReferenceOptions& o,
+                                      double step2, const DecisionsAtX0& at_x0, const mp50& f0,
+                                      std::vector<double>& resolution) {
+  const std::size_t n = p.in.size;
+  Evaluator ev(f, p.base, p.in, o);
+  auto directions = std::vector<std::pair<std::string, std::vector<double>>>{};
+  for (std::size_t j = 0; j < n; ++j) {
+    std::vector<double> e(n, 0.0);
+    e[j] = 1;
+    directions.emplace_back("input coordinate " + std::to_string(j), std::move(e));
+  }
+  directions.emplace_back("the hvp's direction", v);
+  for (const auto& [name, u] : directions) {
+    mp50 h = hvp_direction_step(p, u, step2, false);
+    if (h == 0) continue;
+    std::vector<std::vector<double>> gaps;
+    std::vector<double> seen = {std::fabs(ir::math::to_double(f0))};
+    for (int level = 0; level < o.levels; ++level, h /= 2) {
+      bool moved = false;
+      auto f_at = [&](int k) {
+        std::vector<mp50> x = p.x0;
+        for (std::size_t i = 0; i < n; ++i) x[i] += mp50(k) * h * mp50(u[i]);
+        const mp50 y = ev.at(x).at(0);
+        moved = moved || ev.second_order_branch_points() != at_x0.branch_points;
+        if (ev.branches() != at_x0.branches)
+          throw StencilCrossesSwitch("moving " + name + " by " + step_text(ir::math::to_double(h)) +
+                                     " changes a branch (the hvp's branch-point test)");
+        seen[0] = std::max(seen[0], std::fabs(ir::math::to_double(y)));
+        return y;
+      };
+      const mp50 gap = (f_at(2) - 2 * f_at(1) + 2 * f_at(-1) - f_at(-2)) / (h * h);
+      if (!moved) break;
+      gaps.push_back({std::fabs(ir::math::to_double(gap))});
+    }
+    const mp50 h_last = h * 2;
+    if (slopes_stay_apart(gaps, seen, h_last * h_last, o.levels))
+      throw StencilCrossesSwitch(
+          "moving " + name + " by " + step_text(ir::math::to_double(h_last)) +
+          " moves a branch point's base off 0 where the one-sided second derivatives differ "
+          "(no Hessian there)");
+  }
+  bool crossed = false;
+  std::vector<mp50> farther;
+  auto hv = hvp_at_step(f, p, v, o, step2, kBranchPointLevels, at_x0, &resolution, &farther,
+                        crossed, false, nullptr, true);
+  if (crossed) throw StencilCrossesSwitch("the hvp's branch-point stencil changes a branch");
+  for (std::size_t j = 0; j < n; ++j) {
+    const double error = estimate_error(hv[j], farther[j], resolution[j], true);
+    if (!settled(error, hv[j]))
+      throw StencilCrossesSwitch(
+          "the hvp's stencil moves a branch point's base off 0 where its second differences "
+          "converge to no single order (" +
+          (std::isfinite(error)
+               ? "three extrapolations or their rounding differ by " + step_text(error)
+               : std::string("no extrapolation settles")) +
+          ")");
+    resolution[j] = std::max(resolution[j], error);
+  }
+  return hv;
+}
 }  // namespace
 
 std::vector<mp50> reference_hvp(const ir::Function& f, const std::vector<ir::Tensor>& inputs,
@@ -702,11 +831,14 @@ std::vector<mp50> reference_hvp(const ir::Function& f, const std::vector<ir::Ten
   // step2 is 1000 times the Jacobian's step, so its stencil can cross a switch the Jacobian's
   // missed (x 1e-10 from a kink; an audit helper, decision 210): then smaller steps, each
   // 1000 times smaller (rounding 1e-50 |f| / h^2 grows), and a crossing at all of them is a kink.
-  std::uint64_t branches0 = 0;  // x0's non-smooth decisions, which every stencil point must take
+  DecisionsAtX0 at_x0;
+  mp50 f0 = 0;
   {
     Evaluator ev(f, p.base, p.in, o);
-    ev.at(p.x0);
-    branches0 = ev.branches();
+    const auto y = ev.at(p.x0);
+    if (y.size() != 1) throw Error("a Hessian-vector product needs a scalar result");
+    f0 = y[0];
+    at_x0 = {ev.branches(), ev.second_order_branch_points()};
   }
   // A tiny coordinate's estimates at the usual step take one level more, for their error
   // estimates, and are compared entry by entry with a second estimate whose tiny coordinates step
@@ -725,7 +857,7 @@ std::vector<mp50> reference_hvp(const ir::Function& f, const std::vector<ir::Ten
   std::vector<double> relative_res, relative_error;
   if (tiny) {
     bool crossed = false;
-    relative = hvp_at_step(f, p, v, o, o.step2, levels, branches0, &relative_res, &relative_coarser,
+    relative = hvp_at_step(f, p, v, o, o.step2, levels, at_x0, &relative_res, &relative_coarser,
                            crossed, true);
     if (crossed)
       relative.clear();  // not at x0's decisions: not a candidate
@@ -743,8 +875,14 @@ std::vector<mp50> reference_hvp(const ir::Function& f, const std::vector<ir::Ten
     finite = true;  // the last attempt's, not a stale one (a reviewing helper; decision 227)
     std::vector<double> res;
     std::vector<mp50> coarser;
-    auto hv = hvp_at_step(f, p, v, o, step2, levels, branches0, &res, &coarser, crossed);
+    bool moved_off_zero = false;
+    auto hv = hvp_at_step(f, p, v, o, step2, levels, at_x0, &res, &coarser, crossed, false,
+                          &moved_off_zero);
     if (crossed) continue;
+    if (moved_off_zero) {
+      hv = hvp_at_branch_point(f, p, v, o, step2, at_x0, f0, res);
+      return give(std::move(hv), std::move(res));
+    }
     // a stencil past a pole or out of a domain (log at x = 1e-10 with a step of 1e-9) is not
     // the Hessian: smaller steps too (an audit helper's false FAILs; decision 225)
     finite = std::all_of(hv.begin(), hv.end(),
@@ -753,31 +891,28 @@ std::vector<mp50> reference_hvp(const ir::Function& f, const std::vector<ir::Ten
     std::vector<double> error = error_of(hv, coarser, res);
     if (resolution && attempt == 0) {
       const std::vector<double> before = res;
-      refine_with_larger_step(f, p, v, o, branches0, hv, res);
+      refine_with_larger_step(f, p, v, o, at_x0, hv, res);
       for (std::size_t j = 0; j < error.size(); ++j)
         if (res[j] != before[j]) error[j] = res[j];  // the larger step's whole uncertainty
     }
     // as the Jacobian's smooth columns (decision 256): step2 max(|x|, 1) is 10 at x = 1e10
     double fine_step2 = step2;
-    for (int retake = 0;
-         retake < kHvpRetakes && !all_truncations_settled(hv, res, error); ++retake) {
-      fine_step2 /= kHvpRetakeShrink;
+    for (int retake = 0; retake < kSmoothRetakes && !all_truncations_settled(hv, res, error);
+         ++retake) {
+      fine_step2 /= ir::math::to_double(retake_shrink(retake + 1));
       bool fine_crossed = false;
       std::vector<double> fine_res;
       std::vector<mp50> fine_coarser;
-      auto fine = hvp_at_step(f, p, v, o, fine_step2, levels + kRetakeExtraLevels, branches0,
-                              &fine_res, &fine_coarser, fine_crossed);
+      auto fine = hvp_at_step(f, p, v, o, fine_step2, levels + kRetakeExtraLevels, at_x0, &fine_res,
+                              &fine_coarser, fine_crossed);
       if (fine_crossed) break;
       const std::vector<double> fine_error = error_of(fine, fine_coarser, fine_res);
-      bool better = false;
       for (std::size_t j = 0; j < hv.size(); ++j)
         if (fine_error[j] < error[j]) {
           hv[j] = fine[j];
           res[j] = fine_res[j];
           error[j] = fine_error[j];
-          better = true;
         }
-      if (!better) break;
     }
     if (!relative.empty())
       for (std::size_t j = 0; j < hv.size(); ++j)

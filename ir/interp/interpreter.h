@@ -47,6 +47,10 @@ struct KinkReport {
   // decision 249). The first such node evaluated at 0, for the note; no margin.
   std::uint64_t branch_points = 0;
   Expr branch_point;
+  // The same for the second derivative: sqrt's bases and pow's below an exponent of 2 (other
+  // than 1) at 0, where f'' may jump or blow up while f' exists (|x|^3 = (x x)^1.5, x |x|;
+  // the hvp reference's test, decision 257).
+  std::uint64_t second_order_branch_points = 0;
 };
 
 template <class T>

@@ -76,9 +76,14 @@ T Interpreter<T>::Impl::scalar(Expr e) {
         // sqrt(x x), |x|^0.5) where a stencil moves the base off 0; a base that stays 0
         // (sqrt(max(x, 0)) at x < 0) is flat (decision 249). Only a base that is an operand
         // can move: pow(0, y) stays 0^y
-        if (p->op == PrimOp::Sqrt) note_branch_point(x == T(0), e);
-        if (p->op == PrimOp::Pow && !p->args[0].as<Literal>())
+        if (p->op == PrimOp::Sqrt) {
+          note_branch_point(x == T(0), e);
+          note_second_order_branch_point(x == T(0));
+        }
+        if (p->op == PrimOp::Pow && !p->args[0].as<Literal>()) {
           note_branch_point(x == T(0) && y < T(1) && y != T(0), e);
+          note_second_order_branch_point(x == T(0) && y < T(2) && y != T(0) && y != T(1));
+        }
         if (p->op == PrimOp::Floor || p->op == PrimOp::Round)
           note_branch(static_cast<std::int64_t>(
               std::floor(math::to_double(x) + (p->op == PrimOp::Round ? 0.5 : 0.0))));

@@ -66,6 +66,9 @@ struct Interpreter<T>::Impl {
         (!options.kink_nodes || options.kink_nodes->count(at.get())))
       kink.branch_point = at;
   }
+  void note_second_order_branch_point(bool at_zero) {
+    fold(kink.second_order_branch_points, at_zero);
+  }
   static void fold(std::uint64_t& hash, std::int64_t decision) {
     hash = (hash ^ static_cast<std::uint64_t>(decision)) * 0x100000001b3ULL + 0x9e3779b97f4a7c15ULL;
   }
