@@ -190,6 +190,15 @@ func rows9_vjp(x: f64[2], c: f64, dy: f64[9]) -> (f64[9], f64[2]) {
   return (rows9(x, c), gen[j < 2] [j == 0] * (dy[0] + s * x[1]) + [j == 1] * (s * x[0]))
 }
 
+# The same with 40 rows, past the unit rows (decision 258).
+func rows40(x: f64[2], c: f64) -> f64[40] {
+  return gen[i < 40] [i == 0] * (c + x[0]) + [i > 0] * (x[0] * x[1] * f64(i))
+}
+func rows40_vjp(x: f64[2], c: f64, dy: f64[40]) -> (f64[40], f64[2]) {
+  let s = sum[i < 39] dy[i + 1] * f64(i + 1)
+  return (rows40(x, c), gen[j < 2] [j == 0] * (dy[0] + s * x[1]) + [j == 1] * (s * x[0]))
+}
+
 # A Hessian of 1 beside f = 1e18 (decision 214).
 func bigc(x: f64[n], c: f64) -> f64 {
   return c + x[0] * x[1] + x[0] * x[0]
@@ -543,6 +552,10 @@ void register_test_strategies() {
       });
   // rows9's d y3 / d x0 off by 1e-7 (3e-8 relative; outputs y, dx; inputs x, c, dy)
   add("test_rows9_y3x0",
+      [](const std::vector<ir::Tensor>& in, std::vector<ir::Tensor>& out, std::size_t results) {
+        out.at(results).values.at(0) += 1e-7 * in.at(2).values.at(3);
+      });
+  add("test_rows40_y3x0",
       [](const std::vector<ir::Tensor>& in, std::vector<ir::Tensor>& out, std::size_t results) {
         out.at(results).values.at(0) += 1e-7 * in.at(2).values.at(3);
       });
@@ -1228,6 +1241,21 @@ TEST_CASE("a vjp error beside another row's unresolved 1e30 fails with 9 outputs
   check_passes(cell(r, "/rows9", "test_oracle"));
   check_passes(cell(r, "/rows9", "fwdvec"));
   check_fails(cell(r, "/rows9", "test_rows9_y3x0"));
+}
+
+TEST_CASE("a vjp error beside another row's unresolved 1e30 fails with 40 outputs", "[unit]") {
+  // Past kUnitDirections rows the unit rows do not run, and the random direction's allowance
+  // carried row 0's resolution (decision 213's leak); a direction without the rows the
+  // reference does not resolve isolates the others (decision 258).
+  nlohmann::json e =
+      entry("rows40", "rows40", 1, {{"x", normal()}, {"c", {{"value", 1e30}}}}, "vjp");
+  e["sizes"] = {{"small", nlohmann::json::object()}};
+  e["wrt"] = {"x"};
+  const std::string m = tiny_suite().write_manifest("rows40", {e});
+  HarnessResult r = run({"test_oracle", "test_rows40_y3x0", "fwdvec"}, "", m);
+  check_passes(cell(r, "/rows40", "test_oracle"));
+  check_passes(cell(r, "/rows40", "fwdvec"));
+  check_fails(cell(r, "/rows40", "test_rows40_y3x0"));
 }
 
 TEST_CASE("a Jacobian with an integer result takes both strategies' conventions", "[unit]") {
