@@ -131,6 +131,12 @@ class LetLifter : public Mutator {
     (void)n;
     unsupported(self, "`scan`");
   }
+  // as later passes would, but here: a let in its body was lifted past its index, which then
+  // read "unknown name `i`" (an audit fuzz, /work/stage/audit39_fuzz r4)
+  Expr mutate_node(const Scatter& n, Expr self) override {
+    (void)n;
+    unsupported(self, "`scatter`");
+  }
 
  private:
   FreshNames& names_;

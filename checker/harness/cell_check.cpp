@@ -17,6 +17,10 @@ constexpr ir::ElemType F32 = ir::ElemType::F32;
 // Up to this many inputs (outputs, for vjp), a jvp or vjp cell also checks every unit
 // direction (hvp: kHvpUnitColumns).
 constexpr std::size_t kUnitDirections = 32;
+// How far (relative to the largest Hessian entry, beyond the references' resolutions) H v along
+// the random direction may be from the unit columns combined: under a double tolerance, above
+// the 1e-17 of each entry a smooth reference's truncation may keep (decisions 256, 259).
+constexpr double kHessianLinearity = 1e-15;
 
 // Zeroes dir's rows (columns, for a jvp) whose reference resolution is not negligible beside
 // their entries (above kUnresolvedRow of their largest |entry|); returns whether it zeroed some
@@ -405,6 +409,39 @@ struct Expectation {
   const Block* unit_block = nullptr;
 };
 
+// H v along the random direction must be the unit columns combined: where no Hessian exists but
+// every one-sided test closes (sqrt(x^4 + y^4) at the origin, homogeneous of degree 2), each
+// reference settles on the derivative of the gradient along its own direction, which is not
+// linear in it, and a strategy returning one would PASS (a reviewing helper; decision 259).
+// Within the references' resolutions and kHessianLinearity of the largest entry or |H| |v|
+// (a Hessian zero by cancellation has references of rounding noise, decision 209).
+void require_linear_hvp(const Expectation& random, const std::vector<std::vector<mp50>>& columns,
+                        const std::vector<std::vector<double>>& column_resolutions) {
+  const std::size_t n = columns.size();
+  double scale = 0;
+  auto widen = [&scale](double a) {
+    if (std::isfinite(a)) scale = std::max(scale, std::fabs(a));
+  };
+  for (const auto& w : random.want) widen(ir::math::to_double(w));
+  for (const auto& column : columns)
+    for (const auto& w : column) widen(ir::math::to_double(w));
+  for (double a : random.magnitudes) widen(a);
+  for (std::size_t j = 0; j < n; ++j) {
+    mp50 combined = 0;
+    double uncertainty = random.resolutions.at(j) + kHessianLinearity * scale;
+    for (std::size_t k = 0; k < n; ++k) {
+      combined += mp50(random.dir[k]) * columns[k][j];
+      uncertainty += std::fabs(random.dir[k]) * column_resolutions[k][j];
+    }
+    const double apart = std::fabs(ir::math::to_double(random.want[j] - combined));
+    if (!(apart <= uncertainty))
+      throw StencilCrossesSwitch(
+          "the hvp reference along the random direction is not the Hessian's columns combined (" +
+          ir::number_str(apart) + " apart at entry " + std::to_string(j) +
+          "): H v is not linear in v, no Hessian at these inputs");
+  }
+}
+
 // Compares one run of the derivative (along e.dir) with the reference and fills `cell`.
 void judge_run(const EntryContext& ctx, const ad::Request& req, backends::Executable& exe,
                const Expectation& e, bool exact, Tolerance tol, Cell& cell) {
@@ -733,6 +770,8 @@ void check_cell(const EntryContext& ctx, const ad::Strategy& s, const ad::Reques
             for (std::size_t j = 0; j < n; ++j)
               e.magnitudes[j] += std::fabs(e.dir[k]) * entry_magnitude(j, k);
       }
+      if (hessian.columns)
+        require_linear_hvp(expectations.front(), *hessian.columns, hessian.column_resolutions);
       break;
     }
   }

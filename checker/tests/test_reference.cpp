@@ -214,6 +214,14 @@ TEST_CASE("a smooth column whose truncation has not settled is retaken (decision
     INFO("x = " << x);
     check_exact(reference_jacobian(*sine, {scalar(x)}, {}).jacobian.at(0), cos(mp(x)));
   }
+  // a column that is NaN (its stencil leaves log's or sqrt's domain: the edge 1e-13 away) is
+  // retaken inside it, not taken as settled (an audit fuzz, /work/stage/audit39_fuzz r3)
+  auto edge = parse("func f(s: f64) -> f64 { return log(s + 1e-13) }", "f");
+  check_exact(reference_jacobian(*edge, {scalar(0.0)}, {}).jacobian.at(0), 1 / mp(1e-13));
+  auto root_edge = parse("func f(s: f64) -> f64 { return sqrt(s - 2.9999999999999) }", "f");
+  const mp50 d = mp(3.0) - mp(2.9999999999999);
+  check_exact(reference_hvp(*root_edge, {scalar(3.0)}, {}, {1.0}).at(0),
+              -1 / (4 * d * boost::multiprecision::sqrt(d)));
   // a column that settles at once is not retaken
   Reference once = reference_jacobian(*f, {scalar(1.3), scalar(0.0)}, {"x"});
   CHECK(once.evaluations == 1 + 2 * 2);
@@ -258,6 +266,55 @@ TEST_CASE("the hvp at a branch point: a Hessian that exists is judged, one that 
   auto mixed = parse("func f(x: f64, y: f64) -> f64 { return x * sqrt(y * y) }", "f");
   CHECK_THROWS_AS(reference_hvp(*mixed, {scalar(0.0), scalar(0.0)}, {}, {0.625, -0.75}),
                   StencilCrossesSwitch);
+}
+
+TEST_CASE("a kink beside a smooth term whose slope gap shrinks with the step (decision 259)",
+          "[unit]") {
+  // The one-sided slopes' gap is the jump plus h f'': compared first level to last, 4 -> 3 read
+  // as closing and a reference of 3 PASSed a one-sided derivative (a reviewing helper,
+  // /work/stage/audit39_review s4). Its limit, Aitken over three windows, is the jump.
+  auto abs_quad = parse(
+      "func f(x: f64, c: f64) -> f64 { return sqrt((x - c) * (x - c)) + 1000.0 * (x - c) * (x - c) "
+      "+ 3.0 * x }",
+      "f");
+  Reference r = reference_jacobian(*abs_quad, {scalar(1e9), scalar(1e9)}, {"x"});
+  CHECK(r.branch_change);
+  CHECK_THAT(r.branch_note, Catch::Contains("one-sided slopes differ"));
+  auto hidden =
+      parse("func f(x: f64) -> f64 { return sqrt(x * x) + 1e8 * pow(x * x, 0.75) + 3.0 * x }", "f");
+  CHECK(reference_jacobian(*hidden, {scalar(0.0)}, {}).branch_change);
+  // and differentiable branch points stay judged: |x|^1.5 (gap c h^0.5), x |x| (0), x^2
+  for (const char* body : {"pow(x * x, 0.75)", "x * sqrt(x * x)", "sqrt(x * x * x * x)",
+                           "pow(x * x, 0.75) + 5.0 * x * x + 2.0 * x"}) {
+    INFO(body);
+    auto g = parse(std::string("func f(x: f64) -> f64 { return ") + body + " }", "f");
+    Reference d = reference_jacobian(*g, {scalar(0.0)}, {});
+    CHECK_FALSE(d.branch_change);
+  }
+}
+
+TEST_CASE("the hvp's one-sided test sees a jump of f'' beside a smooth term and off the axes",
+          "[unit]") {
+  // decision 259 (a reviewing helper's s4 and s2): sin(3000 x)'s 2 h f''' shrank the gap
+  // 58 -> 31 and hid x |x|'s jump of 4; x |y| + y |x| is smooth along the axes and along a v
+  // of mixed signs, and t |t| along (1, 1)
+  auto sine = parse(
+      "func f(x: f64) -> f64 { return x * sqrt(x * x) + sin(3000.0 * x) + 2.0 * x * x }", "f");
+  CHECK_THROWS_WITH(reference_hvp(*sine, {scalar(0.0)}, {}, {1.0}),
+                    Catch::Contains("one-sided second derivatives differ"));
+  auto plus = parse(
+      "func f(x: f64, y: f64) -> f64 { return x * sqrt(y * y) + y * sqrt(x * x) + x * x + 3.0 * x "
+      "* y + y * y }",
+      "f");
+  CHECK_THROWS_WITH(reference_hvp(*plus, {scalar(0.0), scalar(0.0)}, {}, {0.625, -0.75}),
+                    Catch::Contains("one-sided second derivatives differ"));
+  // a Hessian with a zero entry is judged (its rounding against H v's largest, not 1e-50):
+  // |x|^3 + y^2, H = diag(0, 2)
+  auto sep = parse("func f(x: f64, y: f64) -> f64 { return pow(x * x, 1.5) + y * y }", "f");
+  std::vector<double> res;
+  const std::vector<double> v = {0.625, -0.75};
+  check_all_exact(reference_hvp(*sep, {scalar(0.0), scalar(0.0)}, {}, v, {}, &res),
+                  {mp(0), 2 * mp(v[1])});
 }
 
 TEST_CASE("reference hvp of sum exp(x) sin(x) / (1 + x^2) is the diagonal Hessian", "[unit]") {

@@ -199,6 +199,12 @@ func rows40_vjp(x: f64[2], c: f64, dy: f64[40]) -> (f64[40], f64[2]) {
   return (rows40(x, c), gen[j < 2] [j == 0] * (dy[0] + s * x[1]) + [j == 1] * (s * x[0]))
 }
 
+# No Hessian at the origin, though every one-sided test closes: homogeneous of degree 2,
+# not quadratic (decision 259).
+func x4y4(x: f64, y: f64) -> f64 {
+  return sqrt(x * x * x * x + y * y * y * y) + x * x + 3.0 * x * y
+}
+
 # A Hessian of 1 beside f = 1e18 (decision 214).
 func bigc(x: f64[n], c: f64) -> f64 {
   return c + x[0] * x[1] + x[0] * x[0]
@@ -1256,6 +1262,22 @@ TEST_CASE("a vjp error beside another row's unresolved 1e30 fails with 40 output
   check_passes(cell(r, "/rows40", "test_oracle"));
   check_passes(cell(r, "/rows40", "fwdvec"));
   check_fails(cell(r, "/rows40", "test_rows40_y3x0"));
+}
+
+TEST_CASE("an hvp reference not linear in its direction is AT-KINK, not judged", "[unit]") {
+  // sqrt(x^4 + y^4) at the origin: each hvp reference settles on the derivative of the gradient
+  // along its own direction, and the random one is not the unit columns combined; fwdvec
+  // FAILed against it, and a strategy returning it would have PASSed (a reviewing helper;
+  // decision 259)
+  nlohmann::json e =
+      entry("x4y4", "x4y4", 1, {{"x", {{"value", 0.0}}}, {"y", {{"value", 0.0}}}}, "hvp");
+  e["sizes"] = {{"small", nlohmann::json::object()}};
+  const std::string m = tiny_suite().write_manifest("x4y4", {e});
+  HarnessResult r = run({"fwdvec"}, "", m);
+  const Cell& c = cell(r, "/x4y4", "fwdvec");
+  INFO(describe(c));
+  CHECK(c.status == Status::AtKink);
+  CHECK_THAT(c.detail, Catch::Contains("not linear in v"));
 }
 
 TEST_CASE("a Jacobian with an integer result takes both strategies' conventions", "[unit]") {

@@ -327,6 +327,13 @@ TEST_CASE("digest 000 bad input: constructs outside paper 000 are UNSUPPORTED wi
                             "  let c = scan[i < n] (+) x[i]\n  return c[0]\n}\n",
                             "f")
             .find("`scan` is outside paper 000's language") != std::string::npos);
+  // a scatter whose body lets a non-trivial value (an audit fuzz: "unknown name `i`")
+  CHECK(unsupported_message(
+            "func f(x: f64[n], y: f64[n], k: i64[n]) -> f64 {\n"
+            "  let v = scatter[i < n] to f64[n] at (k[i]) add { let b = min(y[i], y[i]) ; "
+            "sin(b) }\n  return x[0] + v[0]\n}\n",
+            "f")
+            .find("`scatter` is outside paper 000's language") != std::string::npos);
   CHECK(unsupported_message("func f(x: f64[n]) -> f64 {\n  return sum[i < n, j < i] x[j]\n}\n",
                             "f") ==
         "bad.adl:2:10: iverson: a triangular sum bound is outside paper 000's language");
