@@ -1235,33 +1235,24 @@ TEST_CASE("a Hessian entry 2e-12 wrong beside f = 1e18 fails", "[unit]") {
   for (const char* s : {"fwdvec", "iverson"}) check_passes(cell(rw, "/bigcos", s));
 }
 
-TEST_CASE("a vjp error beside another row's unresolved 1e30 fails with 9 outputs", "[unit]") {
+TEST_CASE("a vjp error beside another row's unresolved 1e30 fails with 9 and 40 outputs",
+          "[unit]") {
   // An audit helper's case (decision 213): a vjp output sums every row's reference resolution
   // weighted by |u|, so row 0's (c = 1e30: 2e-6) excused a 3e-8 error from row 3. Unit rows, which
-  // isolate each row, ran for at most 8 outputs; now for up to 32.
-  nlohmann::json e = entry("rows9", "rows9", 1, {{"x", normal()}, {"c", {{"value", 1e30}}}}, "vjp");
-  e["sizes"] = {{"small", nlohmann::json::object()}};
-  e["wrt"] = {"x"};
-  const std::string m = tiny_suite().write_manifest("rows9", {e});
-  HarnessResult r = run({"test_oracle", "test_rows9_y3x0", "fwdvec"}, "", m);
-  check_passes(cell(r, "/rows9", "test_oracle"));
-  check_passes(cell(r, "/rows9", "fwdvec"));
-  check_fails(cell(r, "/rows9", "test_rows9_y3x0"));
-}
-
-TEST_CASE("a vjp error beside another row's unresolved 1e30 fails with 40 outputs", "[unit]") {
-  // Past kUnitDirections rows the unit rows do not run, and the random direction's allowance
-  // carried row 0's resolution (decision 213's leak); a direction without the rows the
-  // reference does not resolve isolates the others (decision 258).
-  nlohmann::json e =
-      entry("rows40", "rows40", 1, {{"x", normal()}, {"c", {{"value", 1e30}}}}, "vjp");
-  e["sizes"] = {{"small", nlohmann::json::object()}};
-  e["wrt"] = {"x"};
-  const std::string m = tiny_suite().write_manifest("rows40", {e});
-  HarnessResult r = run({"test_oracle", "test_rows40_y3x0", "fwdvec"}, "", m);
-  check_passes(cell(r, "/rows40", "test_oracle"));
-  check_passes(cell(r, "/rows40", "fwdvec"));
-  check_fails(cell(r, "/rows40", "test_rows40_y3x0"));
+  // isolate each row, ran for at most 8 outputs; now for up to 32 (rows9). Past that (rows40), a
+  // direction without the rows the reference does not resolve isolates the others (decision 258).
+  for (const std::string name : {"rows9", "rows40"}) {
+    INFO(name);
+    nlohmann::json e = entry(name, name, 1, {{"x", normal()}, {"c", {{"value", 1e30}}}}, "vjp");
+    e["sizes"] = {{"small", nlohmann::json::object()}};
+    e["wrt"] = {"x"};
+    const std::string m = tiny_suite().write_manifest(name, {e});
+    const std::string wrong = "test_" + name + "_y3x0";
+    HarnessResult r = run({"test_oracle", wrong, "fwdvec"}, "", m);
+    check_passes(cell(r, "/" + name, "test_oracle"));
+    check_passes(cell(r, "/" + name, "fwdvec"));
+    check_fails(cell(r, "/" + name, wrong));
+  }
 }
 
 TEST_CASE("an hvp reference not linear in its direction is AT-KINK, not judged", "[unit]") {
