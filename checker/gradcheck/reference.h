@@ -28,6 +28,10 @@ struct ReferenceOptions {
   // Non-zero: every evaluation is the rounding probe's (ir::EvalOptions::rounding_probe), so the
   // Jacobian is that of f with one double rounding per operation (decision 239).
   std::uint64_t rounding_probe = 0;
+  // reference_hvp at a branch point: the one-sided tests along the coordinates and the cusp
+  // directions already passed at these inputs (an hvp along another direction), so only v's
+  // runs; a cell's unit columns after its random direction (decision 259)
+  bool hvp_coordinates_tested = false;
 };
 
 // f's value and full Jacobian at x (restricted to stored entries for sparse tensors).
