@@ -281,13 +281,14 @@ constexpr double kGapLimitZero = 1e-6;
 // gap of 2 at every step), not where their gap vanishes with h (x^2 = sqrt(x^4): 2 h; x |x|:
 // 0; |x|^1.5: c h^0.5). `gaps`: right slope - left slope per level and result entry, for the
 // levels whose stencil moved a base off 0; every level must have (decision 249). Pairs
-// 2 g(h / 2) - g(h) remove the smooth h f''; the limit of each of the last three windows of
-// three pairs (gap_limit) must be 0 or it is a kink, also where a window has none. The first
-// version compared the last gap with the first (a kink below 0.8 of it): a smooth term's h f''
-// shrinks with h and took the jump along, so sqrt((x - c)^2) + 1000 (x - c)^2 at x = c = 1e9 (step
-// 1e-3; gaps 4 -> 3) and x |x| + 2 x^2
-// + sin(3000 x)'s second derivative at 0 PASSed (a reviewing helper, /work/stage/
-// audit39_review; decision 259). Needs kBranchPointLevels levels; fewer decide nothing.
+// 2 g(h / 2) - g(h) remove the smooth part's h f''; the limits of the last three windows of
+// three pairs (gap_limit) must agree, and the last be 0 within the rounding and their spread,
+// or it is a kink. The first version compared the last gap with the first (a kink below 0.8
+// of it): a smooth part's h f'' shrinks with h and took the jump along, so
+// sqrt((x - c)^2) + 1000 (x - c)^2 at x = c = 1e9 (step 1e-3; gaps 4 -> 3), and the second
+// derivative of x |x| + 2 x^2 + sin(3000 x) at 0, PASSed (reviewing helpers,
+// /work/stage/audit39_review, audit40_review; decision 259). Needs kBranchPointLevels levels;
+// fewer decide nothing.
 bool slopes_stay_apart(const std::vector<std::vector<mp50>>& gaps, const std::vector<double>& seen,
                        const mp50& h_last, int levels) {
   using boost::multiprecision::abs;
@@ -319,7 +320,10 @@ bool slopes_stay_apart(const std::vector<std::vector<mp50>>& gaps, const std::ve
     for (std::size_t w = pair.size() - 5; w + 2 < pair.size(); ++w)
       limits.push_back(gap_limit(pair[w], pair[w + 1], pair[w + 2], 3 * noise));
     mp50 spread = 0;
-    for (const auto& l : limits) spread = std::max(spread, mp50(abs(l - limits.back())));
+    for (const auto& l : limits) {
+      if (!boost::multiprecision::isfinite(l)) return true;  // a window with no limit
+      spread = std::max(spread, mp50(abs(l - limits.back())));
+    }
     const mp50 rounding = 12 * noise;
     if (!(spread <= std::max(rounding, mp50(kGapLimitZero) * largest))) return true;
     if (!(abs(limits.back()) <= rounding + spread)) return true;
