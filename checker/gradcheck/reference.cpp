@@ -173,6 +173,20 @@ double estimate_error(const mp50& value, const mp50& coarser, double resolution,
              : std::numeric_limits<double>::infinity();
 }
 
+// Each entry keeps the estimate with the smaller error: the fine one where its error is below
+// (a tiny coordinate's relative step, decision 224; a retake, decision 256).
+void keep_better(std::vector<mp50>& value, std::vector<double>& resolution,
+                 std::vector<double>& error, const std::vector<mp50>& fine_value,
+                 const std::vector<double>& fine_resolution,
+                 const std::vector<double>& fine_error) {
+  for (std::size_t i = 0; i < value.size(); ++i)
+    if (fine_error[i] < error[i]) {
+      value[i] = fine_value[i];
+      resolution[i] = fine_resolution[i];
+      error[i] = fine_error[i];
+    }
+}
+
 // A coordinate that also gets a step relative to itself (decision 224).
 bool is_tiny(const mp50& x) {
   const double ax = std::fabs(ir::math::to_double(x));
@@ -207,7 +221,8 @@ bool settled(double uncertainty, const mp50& value) {
 // double's rounding, not `settled`'s 1e-20: that retook sin(x) at |x| = 250 for nothing
 // (three times the time for a 120-input entry at 1e3).
 constexpr int kSmoothRetakes = 6;
-// The step of retake r (from 1) is the first step over 10^(r (r + 1) / 2).
+// Retake r (from 1) divides the previous retake's step by 10^r: the first step over
+// 10^(r (r + 1) / 2) in all.
 mp50 retake_shrink(int r) {
   return boost::multiprecision::pow(mp50(10), r);
 }
@@ -258,6 +273,20 @@ mp50 branch_point_limit(const std::vector<mp50>& d, double noise) {
 // agreed on a reference 1e-7 off where two powers' Aitken residuals were tuned to be equal at
 // both (a reviewing helper, /work/stage/audit36_review); a third breaks the tie.
 constexpr int kBranchPointLevels = 6;
+// The last window's branch_point_limit of kBranchPointLevels quotients, and whichever of the
+// two earlier windows' limits is farther from it (a non-finite one first): the difference is
+// the limit's error estimate (decisions 254, 257).
+std::pair<mp50, mp50> branch_point_windows(const std::vector<mp50>& d, double noise) {
+  using boost::multiprecision::abs;
+  const mp50 limit = branch_point_limit({d.begin() + 2, d.end()}, noise);
+  mp50 farther = limit;
+  for (std::size_t w = 0; w < 2; ++w) {
+    const mp50 other = branch_point_limit({d.begin() + w, d.end() - 2 + w}, noise);
+    if (!boost::multiprecision::isfinite(other) || abs(other - limit) > abs(farther - limit))
+      farther = other;
+  }
+  return {limit, farther};
+}
 
 // The limit of three one-sided slope gaps at steps h, h / 2, h / 4, which are G + c h^q (q > 0
 // unknown: a smooth f's gap is h f'', |x|^1.5's c h^0.5, a kink's its jump G): Aitken's
@@ -493,14 +522,9 @@ Reference reference_jacobian(const ir::Function& f, const std::vector<ir::Tensor
         resolution[i] = mp_resolution(std::max(seen[i], 1e-300), h_last);
         if (branch_point && est.size() == kBranchPointLevels) {
           // the last window's limit, its error the larger difference from the other two
-          value[i] = branch_point_limit({est.begin() + 2, est.end()}, resolution[i]);
-          error[i] = 0;
-          for (std::size_t w = 0; w < 2; ++w)
-            error[i] = std::max(
-                error[i], estimate_error(value[i],
-                                         branch_point_limit({est.begin() + w, est.end() - 2 + w},
-                                                            resolution[i]),
-                                         resolution[i], finite[i]));
+          const auto [limit, farther] = branch_point_windows(est, resolution[i]);
+          value[i] = limit;
+          error[i] = estimate_error(limit, farther, resolution[i], finite[i]);
         } else {
           value[i] = richardson(est);
           const mp50 coarser = est.size() > 1 ? richardson({est.begin(), est.end() - 1}) : value[i];
@@ -533,12 +557,7 @@ Reference reference_jacobian(const ir::Function& f, const std::vector<ir::Tensor
       std::vector<double> fine_resolution, fine_error;
       column(mp50(o.step) * boost::multiprecision::abs(p.x0[j]), column_levels, fine_value,
              fine_resolution, fine_error, moved_off_zero);
-      for (std::size_t i = 0; i < m; ++i)
-        if (fine_error[i] < error[i]) {
-          value[i] = fine_value[i];
-          resolution[i] = fine_resolution[i];
-          error[i] = fine_error[i];
-        }
+      keep_better(value, resolution, error, fine_value, fine_resolution, fine_error);
     }
     // A smooth column whose truncation has not settled is retaken at smaller steps; each entry
     // takes the estimate with the smaller error (decision 256).
@@ -551,12 +570,7 @@ Reference reference_jacobian(const ir::Function& f, const std::vector<ir::Tensor
         std::vector<mp50> fine_value;
         std::vector<double> fine_resolution, fine_error;
         column(h, levels + kRetakeExtraLevels, fine_value, fine_resolution, fine_error, false);
-        for (std::size_t i = 0; i < m; ++i)
-          if (fine_error[i] < error[i]) {
-            value[i] = fine_value[i];
-            resolution[i] = fine_resolution[i];
-            error[i] = fine_error[i];
-          }
+        keep_better(value, resolution, error, fine_value, fine_resolution, fine_error);
       }
     }
     // A branch point's limit is used only where its three extrapolations agree and the
@@ -674,10 +688,10 @@ mp50 hvp_step(const mp50& x, double step2, bool relative) {
 }
 
 // x0's non-smooth decisions, which every stencil point must take (`branches`), and its
-// second-order branch points' bases at 0 (`branch_points`), which a stencil point may move off 0.
+// second-order branch points' bases at 0, which a stencil point may move off 0.
 struct DecisionsAtX0 {
   std::uint64_t branches = 0;
-  std::uint64_t branch_points = 0;
+  std::uint64_t second_order_branch_points = 0;
 };
 
 // The step along v: it moves coordinate k by at most its own step. One step for every
@@ -724,7 +738,7 @@ std::vector<mp50> hvp_at_step(const ir::Function& f, const Prepared& p,
         x[j] += mp50(sj) * hs;
         auto y = ev.at(x);
         if (ev.branches() != at_x0.branches) changed = true;
-        if (ev.second_order_branch_points() != at_x0.branch_points) moved = true;
+        if (ev.second_order_branch_points() != at_x0.second_order_branch_points) moved = true;
         if (y.size() != 1) throw Error("a Hessian-vector product needs a scalar result");
         f_seen[j] = std::max(f_seen[j], std::fabs(ir::math::to_double(y[0])));
         return y[0];
@@ -737,17 +751,9 @@ std::vector<mp50> hvp_at_step(const ir::Function& f, const Prepared& p,
       const mp50 last = hvp_step(p.x0[j], step2, relative) / shrink;
       const double noise =
           mp_resolution(std::max(f_seen[j], 1e-300), last * (hv > 0 ? hv / shrink : last));
-      out[j] = branch_point_limit({est.begin() + 2, est.end()}, noise);
-      if (coarser) {
-        (*coarser)[j] = out[j];
-        for (std::size_t w = 0; w < 2; ++w) {
-          const mp50 other = branch_point_limit({est.begin() + w, est.end() - 2 + w}, noise);
-          using boost::multiprecision::abs;
-          if (!boost::multiprecision::isfinite(other) ||
-              abs(other - out[j]) > abs((*coarser)[j] - out[j]))
-            (*coarser)[j] = other;
-        }
-      }
+      const auto [limit, farther] = branch_point_windows(est, noise);
+      out[j] = limit;
+      if (coarser) (*coarser)[j] = farther;
     } else {
       out[j] = richardson(est);
       if (coarser && est.size() > 1) (*coarser)[j] = richardson({est.begin(), est.end() - 1});
@@ -844,7 +850,7 @@ std::vector<mp50> hvp_at_branch_point(const ir::Function& f, const Prepared& p,
         std::vector<mp50> x = p.x0;
         for (std::size_t i = 0; i < n; ++i) x[i] += mp50(k) * h * mp50(u[i]);
         const mp50 y = ev.at(x).at(0);
-        moved = moved || ev.second_order_branch_points() != at_x0.branch_points;
+        moved = moved || ev.second_order_branch_points() != at_x0.second_order_branch_points;
         if (ev.branches() != at_x0.branches)
           throw StencilCrossesSwitch("moving " + name + " by " + step_text(ir::math::to_double(h)) +
                                      " changes a branch (the hvp's branch-point test)");
@@ -973,20 +979,9 @@ std::vector<mp50> reference_hvp(const ir::Function& f, const std::vector<ir::Ten
       auto fine = hvp_at_step(f, p, v, o, fine_step2, levels + kRetakeExtraLevels, at_x0, &fine_res,
                               &fine_coarser, fine_crossed);
       if (fine_crossed) break;
-      const std::vector<double> fine_error = error_of(fine, fine_coarser, fine_res);
-      for (std::size_t j = 0; j < hv.size(); ++j)
-        if (fine_error[j] < error[j]) {
-          hv[j] = fine[j];
-          res[j] = fine_res[j];
-          error[j] = fine_error[j];
-        }
+      keep_better(hv, res, error, fine, fine_res, error_of(fine, fine_coarser, fine_res));
     }
-    if (!relative.empty())
-      for (std::size_t j = 0; j < hv.size(); ++j)
-        if (relative_error[j] < error[j]) {
-          hv[j] = relative[j];
-          res[j] = relative_res[j];
-        }
+    if (!relative.empty()) keep_better(hv, res, error, relative, relative_res, relative_error);
     return give(std::move(hv), std::move(res));
   }
   // no usual step gave a finite value: the relative one may, everywhere (log at 1e-13)
